@@ -1,0 +1,153 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# r2cc top-level build.  Userspace is built into $(BUILD); the module is
+# built out of tree with Kbuild, in place for `make kmod`, and in a copy per
+# testbed kernel under $(BUILD)/kmod/ for the tests.
+
+# (Kbuild reads ./Kbuild, not this file, when invoked with M=.)
+
+VERSION    := 0.1.0
+PREFIX     ?= /usr/local
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+BINDIR     ?= $(PREFIX)/bin
+UDEVDIR    ?= /lib/udev/rules.d
+DESTDIR    ?=
+BUILD      ?= $(CURDIR)/build
+
+CC      ?= gcc
+AR      ?= ar
+CFLAGS  ?= -O2 -g
+WARN    := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
+	   -Wmissing-prototypes -Wundef -Wpointer-arith -Wcast-align \
+	   -Wwrite-strings -Wvla
+CPPFLAGS_R2CC := -Iinclude -Iinclude/uapi -D_GNU_SOURCE
+ALL_CFLAGS = $(CPPFLAGS_R2CC) $(WARN) -std=gnu11 -fPIC $(CFLAGS) $(CPPFLAGS)
+
+# Module build: the running kernel's build dir, else the newest installed
+# Debian amd64 headers (these machines run a kernel without headers).
+KVER_RUNNING := $(shell uname -r)
+ifeq ($(wildcard /lib/modules/$(KVER_RUNNING)/build/Makefile),)
+KDIR ?= $(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64)))
+else
+KDIR ?= /lib/modules/$(KVER_RUNNING)/build
+endif
+
+LIB_SRCS  := $(wildcard lib/*.c)
+LIB_OBJS  := $(patsubst lib/%.c,$(BUILD)/lib/%.o,$(LIB_SRCS))
+SONAME    := libr2cc.so.0
+LIBSO     := $(BUILD)/lib/libr2cc.so.$(VERSION)
+LIBA      := $(BUILD)/lib/libr2cc.a
+PCFILE    := $(BUILD)/lib/r2cc.pc
+TB_BINS   := $(BUILD)/tools/r2cc-tb-agent $(BUILD)/tools/r2cc-tb-hub
+UNIT_SRCS := $(wildcard tests/unit/*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
+
+.PHONY: all lib tools unit deps kmod kmod-testbed check check-unit \
+	check-testbed demo install uninstall clean help
+.DELETE_ON_ERROR:
+
+all: lib tools unit
+
+lib: $(LIBSO) $(LIBA) $(PCFILE)
+tools: $(TB_BINS)
+unit: $(UNIT_BINS)
+
+$(BUILD)/lib/%.o: lib/%.c $(wildcard lib/*.h include/r2cc/*.h) | $(BUILD)/lib
+	$(CC) $(ALL_CFLAGS) -fvisibility=hidden -c -o $@ $<
+
+$(LIBSO): $(LIB_OBJS) lib/libr2cc.map
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) \
+		-Wl,--version-script=lib/libr2cc.map -Wl,--no-undefined \
+		-o $@ $(LIB_OBJS)
+	ln -sf libr2cc.so.$(VERSION) $(BUILD)/lib/$(SONAME)
+	ln -sf $(SONAME) $(BUILD)/lib/libr2cc.so
+
+$(LIBA): $(LIB_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(PCFILE): lib/r2cc.pc.in Makefile | $(BUILD)/lib
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	    $< > $@
+
+$(BUILD)/tools/r2cc-tb-%: tools/testbed/%.c tools/testbed/tb_proto.h | $(BUILD)/tools
+	$(CC) $(WARN) -std=gnu11 $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) -o $@ $<
+
+$(BUILD)/tests/unit/%: tests/unit/%.c tests/lib/tap.h $(LIBSO) | $(BUILD)/tests/unit
+	$(CC) $(ALL_CFLAGS) -Itests/lib -o $@ $< -L$(BUILD)/lib -lr2cc \
+		-Wl,-rpath,$(BUILD)/lib
+
+$(BUILD)/lib $(BUILD)/tools $(BUILD)/tests/unit:
+	mkdir -p $@
+
+# Apt packages, the Debian kernels of the testbed and their headers.
+deps:
+	@scripts/deps.sh
+
+kmod:
+	@test -n "$(KDIR)" || { echo "no kernel headers: set KDIR or run 'make deps'" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+
+# One copy of the module sources per testbed kernel, so builds for 6.1 and
+# 6.12 never share objects: $(BUILD)/kmod/KVER/r2cc.ko.
+kmod-testbed:
+	@set -e; for series in 6.1 6.12; do \
+		kver=$$(scripts/prepare-kernel $$series $(BUILD)/cache); \
+		dir=$(BUILD)/kmod/$$kver; mkdir -p $$dir; \
+		cp -a Kbuild kmod include $$dir/; \
+		echo "  KMOD    $$kver"; \
+		$(MAKE) -s -C /usr/src/linux-headers-$$kver M=$$dir W=1 modules; \
+	done
+
+check: deps all kmod-testbed
+	@tests/run-all
+
+check-unit: all
+	@prove -f $(UNIT_BINS)
+
+check-testbed: all kmod-testbed
+	@tests/run-all --testbed-only
+
+demo: deps all
+	@scripts/demo.sh
+
+install: lib
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/r2cc \
+		$(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(UDEVDIR)
+	install -m 0755 $(LIBSO) $(DESTDIR)$(LIBDIR)/
+	ln -sf libr2cc.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libr2cc.so
+	install -m 0644 $(LIBA) $(DESTDIR)$(LIBDIR)/
+	install -m 0644 $(PCFILE) $(DESTDIR)$(LIBDIR)/pkgconfig/
+	install -m 0644 include/r2cc/*.h $(DESTDIR)$(INCLUDEDIR)/r2cc/
+	install -m 0644 include/uapi/linux/r2cc.h $(DESTDIR)$(INCLUDEDIR)/linux/
+	install -m 0644 udev/*.rules $(DESTDIR)$(UDEVDIR)/
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/libr2cc.so* $(DESTDIR)$(LIBDIR)/libr2cc.a \
+	      $(DESTDIR)$(LIBDIR)/pkgconfig/r2cc.pc \
+	      $(DESTDIR)$(INCLUDEDIR)/linux/r2cc.h \
+	      $(DESTDIR)$(UDEVDIR)/70-r2cc.rules
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/r2cc
+
+# Keeps the downloaded kernels ($(BUILD)/cache); `make distclean` drops them.
+clean:
+	@if [ -e $(BUILD)/testbed/state.json ]; then tools/testbed/r2cc-testbed down; fi
+	rm -rf $(BUILD)/lib $(BUILD)/tools $(BUILD)/tests $(BUILD)/kmod
+	rm -f kmod/*.o kmod/.*.cmd *.o .*.cmd *.ko *.mod *.mod.c *.mod.o \
+	      Module.symvers modules.order
+	rm -rf .tmp_versions
+
+distclean: clean
+	rm -rf $(BUILD)
+
+help:
+	@echo "make [all]       libr2cc, testbed helpers, unit tests (in $(BUILD))"
+	@echo "make kmod        r2cc.ko against KDIR=$(KDIR)"
+	@echo "make deps        install apt packages and testbed kernels (root)"
+	@echo "make check       host unit tests and testbed tests on 6.1 and 6.12"
+	@echo "make demo        boot a testbed, run traffic, cut a link, tear down"
+	@echo "make install     DESTDIR=, PREFIX= (default /usr/local)"
+	@echo "make clean       build outputs (keeps downloaded kernels)"

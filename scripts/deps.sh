@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Installs what building and testing r2cc needs on Debian 12, from the
+# Debian archive only: tools, rdma-core, QEMU, and the headers of the two
+# testbed kernels (the current bookworm 6.1 and bookworm-security 6.12),
+# then fetches those kernels into build/cache.  Quiet and quick when all is
+# already there.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+cache=${BUILD:-$here/build}/cache
+log=$(mktemp /tmp/r2cc-deps.XXXXXX)
+trap 'rm -f "$log"' EXIT
+
+pkgs=(gcc make libc6-dev perl pkg-config python3 iproute2 kmod cpio
+      busybox-static xz-utils zstd qemu-system-x86 rdma-core
+      ibverbs-providers ibverbs-utils libibverbs-dev librdmacm-dev
+      perftest libnl-3-dev libnl-genl-3-dev)
+
+headers_of() {
+	apt-cache depends "$1" 2>/dev/null |
+		sed -n 's/^  Depends: \(linux-headers-[0-9][^ ]*-amd64\)$/\1/p' |
+		head -n1
+}
+
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: not root; assuming dependencies are installed" >&2
+	exit 0
+fi
+
+updated=
+apt_update() {
+	[ -n "$updated" ] && return 0
+	echo "deps: apt-get update"
+	apt-get update -qq >"$log" 2>&1 || { cat "$log" >&2; exit 1; }
+	updated=1
+}
+
+h61=$(headers_of linux-headers-amd64)
+h612=$(headers_of linux-headers-6.12-amd64)
+if [ -z "$h61" ] || [ -z "$h612" ]; then
+	apt_update
+	h61=$(headers_of linux-headers-amd64)
+	h612=$(headers_of linux-headers-6.12-amd64)
+fi
+[ -n "$h61" ] && [ -n "$h612" ] ||
+	{ echo "deps: cannot resolve the 6.1 and 6.12 kernel headers" >&2; exit 1; }
+pkgs+=("$h61" "$h612")
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+		grep -q 'install ok installed' || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+	apt_update
+	echo "deps: installing ${missing[*]}"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		--no-install-recommends "${missing[@]}" >"$log" 2>&1 ||
+		{ tail -n 40 "$log" >&2; exit 1; }
+fi
+
+for series in 6.1 6.12; do
+	"$here/scripts/prepare-kernel" "$series" "$cache" >/dev/null
+done
