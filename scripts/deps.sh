@@ -13,7 +13,8 @@ cache=${BUILD:-$here/build}/cache
 log=$(mktemp /tmp/r2cc-deps.XXXXXX)
 trap 'rm -f "$log"' EXIT
 
-pkgs=(gcc make libc6-dev perl pkg-config python3 iproute2 kmod cpio
+pkgs=(gcc make libc6-dev perl pkg-config python3 iproute2 kmod cpio sparse
+      linux-source-6.1 binutils
       busybox-static xz-utils zstd qemu-system-x86 rdma-core
       ibverbs-providers ibverbs-utils libibverbs-dev librdmacm-dev
       perftest libnl-3-dev libnl-genl-3-dev)
