@@ -105,7 +105,7 @@ check: deps all kmod-testbed
 	@tests/run-all
 
 check-unit: all
-	@prove -f $(UNIT_BINS)
+	@prove -f $(UNIT_BINS) tests/unit/*.sh tests/unit/*.py
 
 check-testbed: all kmod-testbed
 	@tests/run-all --testbed-only

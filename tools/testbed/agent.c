@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -235,6 +236,7 @@ static void __attribute__((noreturn)) session_run(int sock)
 {
 	struct session s = { .sock = sock, .in_fd = -1, .pid = -1 };
 	int out_fd = -1, err_fd = -1, sfd, status = 0, exited = 0;
+	struct timeval setup_timeout = { .tv_sec = 30 }, no_timeout = { 0 };
 	struct pollfd pfd[4];
 	sigset_t chld;
 
@@ -244,7 +246,12 @@ static void __attribute__((noreturn)) session_run(int sock)
 	if (sfd < 0)
 		session_fail(sock, "signalfd: %s", strerror(errno));
 
-	/* Setup phase: argv, cwd, then the first stdin frame starts it. */
+	/*
+	 * Setup phase: argv, cwd, then the first stdin frame starts it.  A
+	 * client that stalls in the middle of it is dropped.
+	 */
+	setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &setup_timeout,
+		   sizeof(setup_timeout));
 	for (;;) {
 		uint32_t len;
 		uint8_t type;
@@ -268,6 +275,8 @@ static void __attribute__((noreturn)) session_run(int sock)
 				s.in_fd = -1;
 			}
 			free(data);
+			setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &no_timeout,
+				   sizeof(no_timeout));
 			break;
 		} else {
 			session_fail(sock, "unexpected frame type 0x%02x",
@@ -338,12 +347,12 @@ static void __attribute__((noreturn)) session_run(int sock)
 	_exit(0);
 }
 
-static int listen_on(int port)
+static int listen_on(struct in_addr addr, int port)
 {
 	struct sockaddr_in sa = {
 		.sin_family = AF_INET,
 		.sin_port = htons((uint16_t)port),
-		.sin_addr.s_addr = htonl(INADDR_ANY),
+		.sin_addr = addr,
 	};
 	int fd, one = 1;
 
@@ -358,20 +367,31 @@ static int listen_on(int port)
 	return fd;
 }
 
+static void __attribute__((noreturn)) usage(void)
+{
+	fprintf(stderr, "usage: r2cc-tb-agent [--addr IPV4] [--port PORT]\n");
+	exit(2);
+}
+
 int main(int argc, char **argv)
 {
-	int port = TB_AGENT_PORT, lfd, sfd;
+	struct in_addr addr = { .s_addr = htonl(INADDR_ANY) };
+	int port = TB_AGENT_PORT, lfd, sfd, i;
 	sigset_t chld;
 
-	if (argc == 3 && !strcmp(argv[1], "--port")) {
-		port = atoi(argv[2]);
-	} else if (argc != 1) {
-		fprintf(stderr, "usage: r2cc-tb-agent [--port PORT]\n");
-		return 2;
-	}
-	if (port <= 0 || port > 65535) {
-		fprintf(stderr, "r2cc-tb-agent: bad port\n");
-		return 2;
+	for (i = 1; i < argc; i++) {
+		char *end;
+
+		if (!strcmp(argv[i], "--port") && i + 1 < argc) {
+			port = (int)strtol(argv[++i], &end, 10);
+			if (*end || port <= 0 || port > 65535)
+				usage();
+		} else if (!strcmp(argv[i], "--addr") && i + 1 < argc) {
+			if (inet_pton(AF_INET, argv[++i], &addr) != 1)
+				usage();
+		} else {
+			usage();
+		}
 	}
 
 	signal(SIGPIPE, SIG_IGN);
@@ -381,8 +401,10 @@ int main(int argc, char **argv)
 	sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
 
 	/* As PID 1 we must never exit: retry until the network is there. */
-	while ((lfd = listen_on(port)) < 0) {
+	while ((lfd = listen_on(addr, port)) < 0) {
 		fprintf(stderr, "r2cc-tb-agent: listen: %s\n", strerror(errno));
+		if (getpid() != 1)
+			return 1;
 		sleep(1);
 	}
 	fprintf(stderr, "r2cc-tb-agent: listening on port %d\n", port);
