@@ -3,17 +3,25 @@
  * r2cc: RDMA port failure notification, the ABI shared by r2cc.ko and
  * userspace.  This is the only copy: the module and libr2cc include it.
  *
- * The event record, ioctls and state page arrive with the kernel-module
- * work; until then this header fixes the names and the ABI version that
- * both sides check.
+ * /dev/r2cc: every open is a subscriber with its own bounded queue of
+ * struct r2cc_event records.  read() returns whole records only; poll() and
+ * epoll wake on new records.  A full queue never loses records silently:
+ * the subscriber gets an R2CC_EV_OVERFLOW record carrying the number lost,
+ * at the place in the stream where they were lost.
+ *
+ * Every structure has explicit padding; reserved fields must be zero on
+ * input (-EINVAL otherwise) and are zero on output.  Structures passed to
+ * ioctls start with a size field set by the caller to sizeof() as it knows
+ * it, so that they can grow.
  */
 #ifndef _UAPI_LINUX_R2CC_H
 #define _UAPI_LINUX_R2CC_H
 
+#include <linux/ioctl.h>
 #include <linux/types.h>
 
 /* Bumped on any incompatible change; new fields extend records instead. */
-#define R2CC_ABI_VERSION	0
+#define R2CC_ABI_VERSION	1
 
 /* Character device (misc device name, so /dev/r2cc). */
 #define R2CC_DEVICE_NAME	"r2cc"
@@ -21,5 +29,182 @@
 /* Generic netlink family and multicast group. */
 #define R2CC_GENL_NAME		"r2cc"
 #define R2CC_GENL_MCGRP_EVENTS	"events"
+
+#define R2CC_DEV_NAME_MAX	64	/* IB_DEVICE_NAME_MAX */
+
+/* Port states, the values of enum ib_port_state. */
+enum r2cc_port_state {
+	R2CC_PORT_NOP		= 0,	/* unknown, or the port is gone */
+	R2CC_PORT_DOWN		= 1,
+	R2CC_PORT_INIT		= 2,
+	R2CC_PORT_ARMED		= 3,
+	R2CC_PORT_ACTIVE	= 4,
+	R2CC_PORT_ACTIVE_DEFER	= 5,
+};
+
+enum r2cc_event_kind {
+	R2CC_EV_PORT_DOWN	= 1,	/* the port left ACTIVE */
+	R2CC_EV_PORT_UP		= 2,	/* the port became ACTIVE */
+	R2CC_EV_PORT_CHANGE	= 3,	/* any other state transition */
+	R2CC_EV_DEVICE_ADD	= 4,	/* port is 0 */
+	R2CC_EV_DEVICE_REMOVE	= 5,	/* port is 0 */
+	R2CC_EV_DEVICE_FATAL	= 6,	/* port is 0 */
+	R2CC_EV_GID_CHANGE	= 7,
+	R2CC_EV_LID_CHANGE	= 8,
+	R2CC_EV_PKEY_CHANGE	= 9,
+	R2CC_EV_CLIENT_REREGISTER = 10,
+	R2CC_EV_SM_CHANGE	= 11,
+	R2CC_EV_OVERFLOW	= 12,	/* in-band: records were lost */
+	R2CC_EV_KIND_MAX	= R2CC_EV_OVERFLOW,
+};
+
+/* struct r2cc_event.flags */
+#define R2CC_EVF_INJECTED	(1U << 0)	/* synthesized by R2CC_IOC_INJECT */
+#define R2CC_EVF_DAMPED		(1U << 1)	/* an up held back by flap damping */
+#define R2CC_EVF_OVERFLOW	(1U << 2)	/* R2CC_EV_OVERFLOW record */
+
+/*
+ * One record, as read() returns it.  For R2CC_EV_OVERFLOW, @lost is the
+ * number of records this subscriber lost and @seq the sequence number of
+ * the last one lost; the device fields are zero.
+ */
+struct r2cc_event {
+	__u16	size;		/* sizeof(struct r2cc_event) */
+	__u16	version;	/* R2CC_ABI_VERSION */
+	__u16	kind;		/* enum r2cc_event_kind */
+	__u16	flags;		/* R2CC_EVF_* */
+	__u64	seq;		/* global sequence number, from 1, no gaps */
+	__u64	time_ns;	/* CLOCK_MONOTONIC */
+	__u32	dev_index;	/* ib_device index, as `rdma dev` shows it */
+	__u32	port;		/* 1-based; 0 for device-wide events */
+	__u8	old_state;	/* enum r2cc_port_state */
+	__u8	new_state;
+	__u8	phys_state;	/* IB physical port state, 0 if unknown */
+	__u8	reserved0;
+	__u32	ifindex;	/* netdev under a RoCE port, 0 if none */
+	__u64	bandwidth_mbps;	/* link data rate: per-lane rate x width */
+	__u64	lost;		/* R2CC_EV_OVERFLOW only */
+	char	dev_name[R2CC_DEV_NAME_MAX];
+	__u64	reserved[2];
+};
+
+struct r2cc_version {
+	__u32	abi;		/* R2CC_ABI_VERSION */
+	__u32	event_size;	/* sizeof(struct r2cc_event) */
+	__u32	port_info_size;	/* sizeof(struct r2cc_port_info) */
+	__u32	state_size;	/* bytes to mmap for the state page */
+	__u32	queue_len;	/* records per subscriber queue */
+	__u32	reserved[3];
+};
+
+/* One port, as R2CC_IOC_SNAPSHOT reports it. */
+struct r2cc_port_info {
+	__u32	dev_index;
+	__u32	port;
+	__u8	state;		/* enum r2cc_port_state, as last reported */
+	__u8	phys_state;
+	__u8	link_layer;	/* 1 InfiniBand, 2 Ethernet (RoCE) */
+	__u8	reserved0;
+	__u32	ifindex;
+	__u64	bandwidth_mbps;
+	__u64	last_change_ns;	/* CLOCK_MONOTONIC of the last transition */
+	char	dev_name[R2CC_DEV_NAME_MAX];
+	__u64	reserved;
+};
+
+/*
+ * R2CC_IOC_SNAPSHOT: every port's state and the sequence number @seq of the
+ * last record emitted at that instant.  Records with seq <= @seq still in
+ * this subscriber's queue are discarded, so a subscriber that takes a
+ * snapshot and then reads starts consistent, with no gap and no duplicate.
+ * @ports points to @count entries; on return @count holds the number of
+ * ports (which may exceed the array: call again with a larger one).
+ */
+struct r2cc_snapshot {
+	__u32	size;		/* in: sizeof(struct r2cc_snapshot) */
+	__u32	count;		/* in: entries at @ports; out: ports */
+	__u64	ports;		/* in: struct r2cc_port_info * */
+	__u64	seq;		/* out */
+	__u64	reserved[2];
+};
+
+#define R2CC_FILTER_MAX_DEVS	16
+
+/*
+ * R2CC_IOC_SET_FILTER: which records this subscriber wants.  @kinds is a
+ * mask of (1 << R2CC_EV_*); 0 means all kinds.  @ndevs device indexes in
+ * @devs; 0 means all devices.  Overflow records are always delivered.
+ */
+struct r2cc_filter {
+	__u32	size;		/* in: sizeof(struct r2cc_filter) */
+	__u32	ndevs;
+	__u64	kinds;
+	__u32	devs[R2CC_FILTER_MAX_DEVS];
+	__u64	reserved[2];
+};
+
+/*
+ * R2CC_IOC_INJECT (CAP_NET_ADMIN): synthesize R2CC_EV_PORT_DOWN,
+ * R2CC_EV_PORT_UP (port >= 1) or R2CC_EV_DEVICE_FATAL (port 0) for drills and
+ * tests.  A port's reported state follows the injected one until the next
+ * real change.  The record carries R2CC_EVF_INJECTED.
+ */
+struct r2cc_inject {
+	__u32	size;		/* in: sizeof(struct r2cc_inject) */
+	__u32	dev_index;
+	__u32	port;
+	__u16	kind;
+	__u16	reserved0;
+	__u64	reserved[2];
+};
+
+#define R2CC_IOC_MAGIC		0xC2
+#define R2CC_IOC_VERSION	_IOR(R2CC_IOC_MAGIC, 0, struct r2cc_version)
+#define R2CC_IOC_SNAPSHOT	_IOWR(R2CC_IOC_MAGIC, 1, struct r2cc_snapshot)
+#define R2CC_IOC_SET_FILTER	_IOW(R2CC_IOC_MAGIC, 2, struct r2cc_filter)
+#define R2CC_IOC_INJECT		_IOW(R2CC_IOC_MAGIC, 3, struct r2cc_inject)
+
+/*
+ * The state page: mmap(NULL, state_size, PROT_READ, MAP_SHARED, fd, 0).
+ * Read-only; one slot per port, reused after a device goes away.
+ *
+ * The kernel updates it under a sequence counter.  To read consistently:
+ *
+ *	do {
+ *		s = __atomic_load_n(&hdr->seq, __ATOMIC_ACQUIRE);
+ *		if (s & 1)
+ *			continue;			// update in progress
+ *		... copy what you need from hdr and hdr->ports[] ...
+ *		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+ *	} while (__atomic_load_n(&hdr->seq, __ATOMIC_RELAXED) != s);
+ *
+ * A single port's health is one load of ports[i].state (a byte, always
+ * written whole); @generation of the header counts every change, that of a
+ * port its own changes.
+ */
+#define R2CC_SLOT_VALID		(1U << 0)
+
+struct r2cc_state_port {
+	__u32	dev_index;
+	__u32	port;
+	__u8	state;		/* enum r2cc_port_state */
+	__u8	phys_state;
+	__u8	flags;		/* R2CC_SLOT_VALID */
+	__u8	reserved0;
+	__u32	ifindex;
+	__u64	generation;
+	__u64	last_change_ns;
+	__u64	bandwidth_mbps;
+};
+
+struct r2cc_state_header {
+	__u32	version;	/* R2CC_ABI_VERSION */
+	__u32	seq;		/* odd while an update is in progress */
+	__u32	nslots;		/* entries in ports[] (valid or not) */
+	__u32	entry_size;	/* sizeof(struct r2cc_state_port) */
+	__u64	generation;
+	__u64	reserved[5];
+	struct r2cc_state_port ports[];
+};
 
 #endif /* _UAPI_LINUX_R2CC_H */

@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Collective schedules under the alpha-beta model, built as explicit
+ * per-node byte counts so that timing and byte conservation come from the
+ * same numbers.  @bw holds each node's usable bandwidth (see fabric.c);
+ * the slowest node of a phase sets its length.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+static const char *const coll_names[COLL_NR] = {
+	[COLL_ALLREDUCE] = "allreduce",
+	[COLL_TREE_ALLREDUCE] = "tree-allreduce",
+	[COLL_ALLGATHER] = "allgather",
+	[COLL_REDUCE_SCATTER] = "reduce-scatter",
+	[COLL_BROADCAST] = "broadcast",
+	[COLL_ALLTOALL] = "alltoall",
+	[COLL_SENDRECV] = "sendrecv",
+};
+
+static const char *const ar_names[AR_NR] = {
+	[AR_RING] = "ring", [AR_PAPER] = "r2cc-ar", [AR_OVERLAP] = "overlap",
+};
+
+const char *coll_name(enum coll_type t) { return coll_names[t]; }
+const char *ar_algo_name(enum ar_algo a) { return ar_names[a]; }
+
+int coll_parse(const char *s)
+{
+	int i;
+
+	for (i = 0; i < COLL_NR; i++)
+		if (!strcmp(s, coll_names[i]))
+			return i;
+	return -1;
+}
+
+/* T/T_nf of ring allreduce when the slowest node lost fraction x. */
+double cf_balance(double x)
+{
+	return 1.0 / (1.0 - x);
+}
+
+/* T/T_nf of R2CC-AllReduce, single degraded node, fluid pipeline. */
+double cf_r2cc_ar(int n, double x)
+{
+	return 1.0 + n * x / (2.0 * (n - 1) * (1.0 - x));
+}
+
+/* Bytes every node sends in total, for the textbook algorithm. */
+double coll_algo_bytes(enum coll_type type, int n, double bytes)
+{
+	if (n < 2)
+		return 0.0;
+	switch (type) {
+	case COLL_ALLREDUCE:
+	case COLL_TREE_ALLREDUCE:
+		return 2.0 * (n - 1) * bytes;
+	case COLL_SENDRECV:
+		return bytes;
+	default:
+		return (n - 1) * bytes;
+	}
+}
+
+/* ------------------------------------------------------------ plans */
+
+int plan_init(struct plan *p, int n, int maxphase)
+{
+	memset(p, 0, sizeof(*p));
+	p->n = n;
+	p->maxphase = maxphase < 1 ? 1 : maxphase;
+	p->snd = calloc((size_t)n * p->maxphase, sizeof(double));
+	p->rcv = calloc((size_t)n * p->maxphase, sizeof(double));
+	p->lat = calloc(p->maxphase, sizeof(double));
+	p->fill = calloc(p->maxphase, sizeof(double));
+	if (!p->snd || !p->rcv || !p->lat || !p->fill) {
+		plan_free(p);
+		return -1;
+	}
+	return 0;
+}
+
+void plan_free(struct plan *p)
+{
+	free(p->snd);
+	free(p->rcv);
+	free(p->lat);
+	free(p->fill);
+	memset(p, 0, sizeof(*p));
+}
+
+void plan_reset(struct plan *p)
+{
+	memset(p->snd, 0, sizeof(double) * p->n * p->maxphase);
+	memset(p->rcv, 0, sizeof(double) * p->n * p->maxphase);
+	memset(p->lat, 0, sizeof(double) * p->maxphase);
+	memset(p->fill, 0, sizeof(double) * p->maxphase);
+	p->nphase = 0;
+}
+
+/* Make phase @ph exist; a deep recursion may need more phases. */
+static int need_phase(struct plan *p, int ph)
+{
+	if (ph >= p->maxphase) {
+		struct plan q;
+		int i;
+
+		if (plan_init(&q, p->n, ph * 2 + 2))
+			return -1;
+		memcpy(q.snd, p->snd, sizeof(double) * p->n * p->maxphase);
+		memcpy(q.rcv, p->rcv, sizeof(double) * p->n * p->maxphase);
+		for (i = 0; i < p->maxphase; i++) {
+			q.lat[i] = p->lat[i];
+			q.fill[i] = p->fill[i];
+		}
+		q.nphase = p->nphase;
+		plan_free(p);
+		*p = q;
+	}
+	if (ph + 1 > p->nphase)
+		p->nphase = ph + 1;
+	return 0;
+}
+
+static void add(struct plan *p, int ph, int node, double s, double r)
+{
+	p->snd[(size_t)ph * p->n + node] += s;
+	p->rcv[(size_t)ph * p->n + node] += r;
+}
+
+static void at_least(double *v, double x)
+{
+	if (x > *v)
+		*v = x;
+}
+
+double plan_time(const struct plan *p, const double *bw)
+{
+	double t = 0.0;
+	int ph, i;
+
+	for (ph = 0; ph < p->nphase; ph++) {
+		double worst = 0.0;
+
+		for (i = 0; i < p->n; i++) {
+			double s = p->snd[(size_t)ph * p->n + i];
+			double r = p->rcv[(size_t)ph * p->n + i];
+			double v = s > r ? s : r;
+
+			if (v <= 0.0)
+				continue;
+			if (bw[i] <= 0.0)
+				return INFINITY;
+			at_least(&worst, v / bw[i]);
+		}
+		t += worst + p->lat[ph] + p->fill[ph];
+	}
+	return t;
+}
+
+static double plan_sum(const struct plan *p, const double *v)
+{
+	double s = 0.0;
+	size_t i;
+
+	for (i = 0; i < (size_t)p->n * p->nphase; i++)
+		s += v[i];
+	return s;
+}
+
+double plan_sent(const struct plan *p) { return plan_sum(p, p->snd); }
+double plan_recv(const struct plan *p) { return plan_sum(p, p->rcv); }
+
+/* ------------------------------------------------------------ allreduce */
+
+static void ring_ar(struct plan *p, int ph, const int *idx, int m, double s,
+		    double alpha)
+{
+	double c = 2.0 * (m - 1) / m;
+	int j;
+
+	if (m < 2 || s <= 0.0)
+		return;
+	for (j = 0; j < m; j++)
+		add(p, ph, idx[j], c * s, c * s);
+	at_least(&p->lat[ph], 2.0 * (m - 1) * alpha);
+}
+
+/*
+ * R2CC-AllReduce.  @idx is sorted by bandwidth, slowest first.  The ring
+ * over all nodes carries the share w/v of the data that the slowest node
+ * (w) finishes in the time the next slowest (v) needs for everything;
+ * the rest is reduced into and broadcast from the other nodes, which
+ * allreduce it among themselves - recursively, so a second degraded node
+ * is handled the same way one level down.  Returns phases used.
+ */
+static int paper_ar(struct plan *p, int ph, const double *bw, const int *idx,
+		    int m, double s, const struct fabric *f)
+{
+	double w, a, rest;
+	int j, k = f->chunks, used;
+
+	if (need_phase(p, ph))
+		return -1;
+	if (m < 2 || bw[idx[0]] >= bw[idx[1]]) {
+		ring_ar(p, ph, idx, m, s, f->alpha);
+		return 1;
+	}
+	w = bw[idx[0]];
+	a = w / bw[idx[1]];
+	rest = (1.0 - a) * s;
+	ring_ar(p, ph, idx, m, a * s, f->alpha);
+	if (need_phase(p, ph + 1))
+		return -1;
+	/* reduce out (send) and broadcast back (receive), full duplex */
+	add(p, ph + 1, idx[0], rest, rest);
+	for (j = 1; j < m; j++)
+		add(p, ph + 1, idx[j], rest / (m - 1), rest / (m - 1));
+	at_least(&p->lat[ph + 1], (k ? k + 1 : 2) * f->alpha);
+	if (k)
+		at_least(&p->fill[ph + 1], rest / w / k);
+	used = paper_ar(p, ph + 1, bw, idx + 1, m - 1, rest, f);
+	return used < 0 ? -1 : used + 1;
+}
+
+/* The slower of the degraded node and the rest, per byte, at split @u. */
+static double ov_cost(double u, double c, const double *bw, const int *idx,
+		      int m, const double *g)
+{
+	double worst = (c * (1.0 - u) + u) / bw[idx[0]];
+	int j;
+
+	for (j = 1; j < m; j++)
+		at_least(&worst, (c * (1.0 - u) + u / (m - 1) +
+				  u * g[idx[j]]) / bw[idx[j]]);
+	return worst;
+}
+
+/*
+ * Beyond the paper: the same decomposition, but the ring share and the
+ * reduce + broadcast share run concurrently (chunk-pipelined), and the
+ * split u is chosen so the degraded node and the others finish together.
+ * Writes per-byte per-direction volumes into @g and returns the top-level
+ * u.  The cost is a maximum of linear functions of u, hence convex, so a
+ * ternary search finds the optimum.
+ */
+static double overlap_unit(double *g, const double *bw, const int *idx,
+			   int m)
+{
+	double c = 2.0 * (m - 1) / m, lo = 0.0, hi = 1.0, u;
+	int j, it;
+
+	if (m < 2)
+		return 0.0;
+	/* with two nodes the split cannot help: both halves cross w */
+	if (m < 3 || bw[idx[0]] >= bw[idx[1]]) {
+		for (j = 0; j < m; j++)
+			g[idx[j]] = c;
+		return 0.0;
+	}
+	overlap_unit(g, bw, idx + 1, m - 1);
+	for (it = 0; it < 100; it++) {
+		double m1 = lo + (hi - lo) / 3.0, m2 = hi - (hi - lo) / 3.0;
+
+		if (ov_cost(m1, c, bw, idx, m, g) <= ov_cost(m2, c, bw, idx,
+							      m, g))
+			hi = m2;
+		else
+			lo = m1;
+	}
+	u = (lo + hi) / 2.0;
+	g[idx[0]] = c * (1.0 - u) + u;
+	for (j = 1; j < m; j++)
+		g[idx[j]] = c * (1.0 - u) + u / (m - 1) + u * g[idx[j]];
+	return u;
+}
+
+static const double *by_bw_v;
+
+static int by_bw(const void *a, const void *b)
+{
+	double x = by_bw_v[*(const int *)a], y = by_bw_v[*(const int *)b];
+
+	return (x > y) - (x < y);
+}
+
+static int allreduce(struct plan *p, enum ar_algo algo, const double *bw,
+		     int n, double s, const struct fabric *f)
+{
+	int *idx = malloc(sizeof(int) * n), i, rc = 0;
+	double *g, u;
+
+	if (!idx)
+		return -1;
+	for (i = 0; i < n; i++)
+		idx[i] = i;
+	by_bw_v = bw;
+	qsort(idx, n, sizeof(int), by_bw);
+	switch (algo) {
+	case AR_RING:
+		if (need_phase(p, 0))
+			rc = -1;
+		else
+			ring_ar(p, 0, idx, n, s, f->alpha);
+		break;
+	case AR_PAPER:
+		rc = paper_ar(p, 0, bw, idx, n, s, f) < 0 ? -1 : 0;
+		break;
+	case AR_OVERLAP:
+		g = calloc(n, sizeof(double));
+		if (!g || need_phase(p, 0)) {
+			free(g);
+			rc = -1;
+			break;
+		}
+		u = overlap_unit(g, bw, idx, n);
+		for (i = 0; i < n; i++)
+			add(p, 0, i, g[i] * s, g[i] * s);
+		at_least(&p->lat[0], 2.0 * (n - 1) * f->alpha);
+		if (u > 0.0) {
+			int k = f->chunks;
+
+			at_least(&p->lat[0], (k ? k + 1 : 2) * f->alpha);
+			if (k)
+				p->fill[0] = u * s / bw[idx[0]] / k;
+		}
+		free(g);
+		break;
+	case AR_NR:
+		rc = -1;
+		break;
+	}
+	free(idx);
+	return rc;
+}
+
+/*
+ * Build the schedule of one collective over @n nodes with @bytes per
+ * node (the buffer each node contributes or, for allgather, receives).
+ */
+int coll_plan(struct plan *p, enum coll_type type, enum ar_algo algo,
+	      const double *bw, int n, double bytes, const struct fabric *f)
+{
+	double part = n > 0 ? bytes * (n - 1) / n : 0.0;
+	int i;
+
+	plan_reset(p);
+	if (n < 1 || bytes < 0.0 || p->n != n)
+		return -1;
+	if (type == COLL_ALLREDUCE)
+		return allreduce(p, algo, bw, n, bytes, f);
+	if (need_phase(p, 0))
+		return -1;
+	if (n < 2)
+		return 0;
+	switch (type) {
+	case COLL_TREE_ALLREDUCE:
+		/* NCCL's double binary tree reaches ring bus bandwidth */
+		for (i = 0; i < n; i++)
+			add(p, 0, i, 2.0 * part, 2.0 * part);
+		p->lat[0] = 2.0 * ceil(log2(n)) * f->alpha;
+		break;
+	case COLL_ALLGATHER:
+	case COLL_REDUCE_SCATTER:
+	case COLL_ALLTOALL:
+		for (i = 0; i < n; i++)
+			add(p, 0, i, part, part);
+		p->lat[0] = (n - 1) * f->alpha;
+		break;
+	case COLL_BROADCAST:
+		/* pipelined chain from node 0 */
+		for (i = 0; i < n; i++)
+			add(p, 0, i, i < n - 1 ? bytes : 0.0,
+			    i > 0 ? bytes : 0.0);
+		p->lat[0] = (n - 1) * f->alpha;
+		break;
+	case COLL_SENDRECV:
+		add(p, 0, 0, bytes, 0.0);
+		add(p, 0, 1, 0.0, bytes);
+		p->lat[0] = f->alpha;
+		break;
+	default:
+		return -1;
+	}
+	return 0;
+}
