@@ -42,16 +42,19 @@ PCFILE    := $(BUILD)/lib/r2cc.pc
 TB_BINS   := $(BUILD)/tools/r2cc-tb-agent $(BUILD)/tools/r2cc-tb-hub
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
+KTEST_SRCS := $(wildcard tests/kmod/*.c)
+KTEST_BINS := $(patsubst tests/kmod/%.c,$(BUILD)/tests/kmod/%,$(KTEST_SRCS))
 
-.PHONY: all lib tools unit deps kmod kmod-testbed check check-unit \
+.PHONY: all lib tools unit ktests deps kmod kmod-testbed check check-unit \
 	check-testbed demo install uninstall clean help
 .DELETE_ON_ERROR:
 
-all: lib tools unit
+all: lib tools unit ktests
 
 lib: $(LIBSO) $(LIBA) $(PCFILE)
 tools: $(TB_BINS)
 unit: $(UNIT_BINS)
+ktests: $(KTEST_BINS)
 
 $(BUILD)/lib/%.o: lib/%.c $(wildcard lib/*.h include/r2cc/*.h) | $(BUILD)/lib
 	$(CC) $(ALL_CFLAGS) -fvisibility=hidden -c -o $@ $<
@@ -79,7 +82,11 @@ $(BUILD)/tests/unit/%: tests/unit/%.c tests/lib/tap.h $(LIBSO) | $(BUILD)/tests/
 	$(CC) $(ALL_CFLAGS) -Itests/lib -o $@ $< -L$(BUILD)/lib -lr2cc \
 		-Wl,-rpath,$(BUILD)/lib
 
-$(BUILD)/lib $(BUILD)/tools $(BUILD)/tests/unit:
+# Programs the testbed tests run inside the nodes (host root is shared).
+$(BUILD)/tests/kmod/%: tests/kmod/%.c tests/kmod/r2cc_test.h tests/lib/tap.h include/uapi/linux/r2cc.h | $(BUILD)/tests/kmod
+	$(CC) $(CPPFLAGS_R2CC) $(WARN) -std=gnu11 -Itests/lib $(CFLAGS) -o $@ $<
+
+$(BUILD)/lib $(BUILD)/tools $(BUILD)/tests/unit $(BUILD)/tests/kmod:
 	mkdir -p $@
 
 # Apt packages, the Debian kernels of the testbed and their headers.

@@ -83,6 +83,9 @@ static int parse_num(const char **p, double *v)
 	*v = strtod(*p, &end);
 	if (end == *p || errno || !isfinite(*v))
 		return -1;
+	/* "10..50": strtod takes "10." and would leave ".50" */
+	if (end[0] == '.' && end - *p > 1 && end[-1] == '.')
+		end--;
 	*p = end;
 	return 0;
 }
@@ -126,8 +129,8 @@ int trace_add_spec(struct trace *tr, const char *spec, bool degrade,
 		if (*p++ != '=' || parse_num(&p, &e.frac))
 			goto syntax;
 		if (!(e.frac > 0.0 && e.frac < 1.0)) {
-			snprintf(err, errlen, "'%s': degraded fraction must "
-				 "be in (0, 1)", spec);
+			snprintf(err, errlen, "degraded fraction must be in "
+				 "(0, 1)");
 			return -1;
 		}
 	}
@@ -138,15 +141,15 @@ int trace_add_spec(struct trace *tr, const char *spec, bool degrade,
 	if (*p)
 		goto syntax;
 	if (e.node >= f->nodes || e.nic >= f->nics) {
-		snprintf(err, errlen, "'%s': node %d NIC %d does not exist "
-			 "(%d nodes x %d NICs)", spec, e.node, e.nic,
-			 f->nodes, f->nics);
+		snprintf(err, errlen, "node %d NIC %d does not exist "
+			 "(%d nodes x %d NICs)", e.node, e.nic, f->nodes,
+			 f->nics);
 		return -1;
 	}
 	if (e.t < 0.0 || (t2 >= 0.0 && t2 <= e.t) || e.t > 1e12 ||
 	    t2 > 1e12 || (t2 < 0.0 && strstr(spec, ".."))) {
-		snprintf(err, errlen, "'%s': times must be >= 0, at most "
-			 "1e12 s, and a restore after the failure", spec);
+		snprintf(err, errlen, "times must be >= 0, at most 1e12 s, "
+			 "and a restore after the failure");
 		return -1;
 	}
 	if (trace_add(tr, &e))
@@ -160,8 +163,8 @@ int trace_add_spec(struct trace *tr, const char *spec, bool degrade,
 	}
 	return 0;
 syntax:
-	snprintf(err, errlen, "'%s': expected NODE:NIC@T[..T2]%s[/silent]",
-		 spec, degrade ? "=FRAC" : "");
+	snprintf(err, errlen, "expected NODE:NIC@T[..T2]%s[/silent]",
+		 degrade ? "=FRAC" : "");
 	return -1;
 full:
 	snprintf(err, errlen, "too many events (at most %d)", SIM_MAX_EVENTS);

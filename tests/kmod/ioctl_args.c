@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Every /dev/r2cc ioctl with good, wrong, short, oversized, out-of-range
+ * and hostile arguments; short and non-blocking reads; mmap permissions;
+ * inject without CAP_NET_ADMIN.  Needs root, rxe0 present.
+ */
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "r2cc_test.h"
+
+#define BADPTR ((void *)(uintptr_t)0x10)
+
+static int ioc(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? -errno : 0;
+}
+
+int main(void)
+{
+	struct r2cc_port_info info[64];
+	struct r2cc_snapshot snap;
+	struct r2cc_version ver;
+	struct r2cc_filter filt;
+	struct r2cc_inject inj;
+	struct r2cc_event ev;
+	int fd, dev, st;
+	char small[8];
+	void *map;
+	pid_t pid;
+
+	if (geteuid())
+		tap_skip_all("needs root");
+	fd = r2cc_open_dev(O_NONBLOCK);
+	dev = r2cc_dev_index("rxe0");
+	if (dev < 0)
+		tap_skip_all("no rxe0");
+	tap_plan(37);
+
+	/* VERSION */
+	memset(&ver, 0xff, sizeof(ver));
+	tap_ok(ioc(fd, R2CC_IOC_VERSION, &ver) == 0 &&
+	       ver.abi == R2CC_ABI_VERSION &&
+	       ver.event_size == sizeof(struct r2cc_event) &&
+	       ver.port_info_size == sizeof(struct r2cc_port_info) &&
+	       ver.state_size >= 4096 && ver.queue_len >= 2 &&
+	       !ver.reserved[0] && !ver.reserved[1] && !ver.reserved[2],
+	       "VERSION: abi %u, record %u bytes, queue %u", ver.abi,
+	       ver.event_size, ver.queue_len);
+	tap_ok(ioc(fd, R2CC_IOC_VERSION, NULL) == -EFAULT, "VERSION NULL: EFAULT");
+	tap_ok(ioc(fd, R2CC_IOC_VERSION, BADPTR) == -EFAULT,
+	       "VERSION bad pointer: EFAULT");
+	tap_ok(ioc(fd, _IO(R2CC_IOC_MAGIC, 99), NULL) == -ENOTTY,
+	       "unknown command: ENOTTY");
+	tap_ok(ioc(fd, _IOR(R2CC_IOC_MAGIC, 0, __u32), &st) == -ENOTTY,
+	       "VERSION number with another size: ENOTTY");
+	tap_ok(ioc(fd, TCGETS, &st) == -ENOTTY, "TCGETS: ENOTTY");
+
+	/* SNAPSHOT */
+	memset(&snap, 0, sizeof(snap));
+	snap.size = sizeof(snap);
+	snap.count = 64;
+	snap.ports = (uintptr_t)info;
+	tap_ok(ioc(fd, R2CC_IOC_SNAPSHOT, &snap) == 0 && snap.count >= 1,
+	       "SNAPSHOT: %u ports, seq %llu", snap.count,
+	       (unsigned long long)snap.seq);
+	snap.count = 0;
+	snap.ports = 0;
+	tap_ok(ioc(fd, R2CC_IOC_SNAPSHOT, &snap) == 0 && snap.count >= 1,
+	       "SNAPSHOT with no array reports the count");
+	snap.size = sizeof(snap) - 8;
+	tap_ok(ioc(fd, R2CC_IOC_SNAPSHOT, &snap) == -EINVAL,
+	       "SNAPSHOT short size: EINVAL");
+	snap.size = sizeof(snap) + 8;
+	tap_ok(ioc(fd, R2CC_IOC_SNAPSHOT, &snap) == -EINVAL,
+	       "SNAPSHOT oversized size: EINVAL");
+	snap.size = sizeof(snap);
+	snap.reserved[1] = 1;
+	tap_ok(ioc(fd, R2CC_IOC_SNAPSHOT, &snap) == -EINVAL,
+	       "SNAPSHOT reserved != 0: EINVAL");
+	snap.reserved[1] = 0;
+	snap.count = 4;
+	snap.ports = 0;
+	tap_ok(ioc(fd, R2CC_IOC_SNAPSHOT, &snap) == -EFAULT,
+	       "SNAPSHOT count without array: EFAULT");
+	snap.ports = (uintptr_t)BADPTR;
+	tap_ok(ioc(fd, R2CC_IOC_SNAPSHOT, &snap) == -EFAULT,
+	       "SNAPSHOT bad array pointer: EFAULT");
+	snap.count = 0xffffffff;
+	snap.ports = (uintptr_t)info;
+	/* Capacity is clamped; only as many entries as exist are written. */
+	tap_ok(ioc(fd, R2CC_IOC_SNAPSHOT, &snap) == 0 && snap.count < 64,
+	       "SNAPSHOT huge count is clamped (%u ports)", snap.count);
+	tap_ok(ioc(fd, R2CC_IOC_SNAPSHOT, BADPTR) == -EFAULT,
+	       "SNAPSHOT bad pointer: EFAULT");
+
+	/* SET_FILTER */
+	memset(&filt, 0, sizeof(filt));
+	filt.size = sizeof(filt);
+	tap_ok(ioc(fd, R2CC_IOC_SET_FILTER, &filt) == 0, "SET_FILTER all");
+	filt.ndevs = R2CC_FILTER_MAX_DEVS + 1;
+	tap_ok(ioc(fd, R2CC_IOC_SET_FILTER, &filt) == -EINVAL,
+	       "SET_FILTER too many devices: EINVAL");
+	filt.ndevs = 0;
+	filt.kinds = 1ULL << 63;
+	tap_ok(ioc(fd, R2CC_IOC_SET_FILTER, &filt) == -EINVAL,
+	       "SET_FILTER unknown kind bit: EINVAL");
+	filt.kinds = 1;
+	tap_ok(ioc(fd, R2CC_IOC_SET_FILTER, &filt) == -EINVAL,
+	       "SET_FILTER kind 0: EINVAL");
+	filt.kinds = 0;
+	filt.reserved[0] = 5;
+	tap_ok(ioc(fd, R2CC_IOC_SET_FILTER, &filt) == -EINVAL,
+	       "SET_FILTER reserved != 0: EINVAL");
+	filt.reserved[0] = 0;
+	filt.size = 3;
+	tap_ok(ioc(fd, R2CC_IOC_SET_FILTER, &filt) == -EINVAL,
+	       "SET_FILTER wrong size: EINVAL");
+
+	/* INJECT */
+	tap_ok(r2cc_inject(fd, 999999, 1, R2CC_EV_PORT_DOWN) == -ENODEV,
+	       "INJECT unknown device: ENODEV");
+	tap_ok(r2cc_inject(fd, dev, 0, R2CC_EV_PORT_DOWN) == -EINVAL,
+	       "INJECT port 0: EINVAL");
+	tap_ok(r2cc_inject(fd, dev, 2, R2CC_EV_PORT_DOWN) == -EINVAL,
+	       "INJECT port out of range: EINVAL");
+	tap_ok(r2cc_inject(fd, dev, 1, R2CC_EV_GID_CHANGE) == -EINVAL,
+	       "INJECT kind that cannot be injected: EINVAL");
+	tap_ok(r2cc_inject(fd, dev, 1, 0xffff) == -EINVAL,
+	       "INJECT kind 0xffff: EINVAL");
+	tap_ok(r2cc_inject(fd, dev, 1, R2CC_EV_DEVICE_FATAL) == -EINVAL,
+	       "INJECT DEVICE_FATAL with a port: EINVAL");
+	tap_ok(r2cc_inject(fd, dev, 1, R2CC_EV_PORT_UP) == -EALREADY,
+	       "INJECT up on an ACTIVE port: EALREADY");
+	memset(&inj, 0, sizeof(inj));
+	inj.size = sizeof(inj);
+	inj.dev_index = dev;
+	inj.port = 1;
+	inj.kind = R2CC_EV_PORT_DOWN;
+	inj.reserved0 = 1;
+	tap_ok(ioc(fd, R2CC_IOC_INJECT, &inj) == -EINVAL,
+	       "INJECT reserved0 != 0: EINVAL");
+	inj.reserved0 = 0;
+	inj.size = 0;
+	tap_ok(ioc(fd, R2CC_IOC_INJECT, &inj) == -EINVAL,
+	       "INJECT size 0: EINVAL");
+	tap_ok(ioc(fd, R2CC_IOC_INJECT, BADPTR) == -EFAULT,
+	       "INJECT bad pointer: EFAULT");
+
+	pid = fork();
+	if (pid == 0) {
+		/* Keep the open file, lose the privilege. */
+		if (setgid(65534) || setuid(65534))
+			_exit(2);
+		_exit(r2cc_inject(fd, dev, 1, R2CC_EV_PORT_DOWN) == -EPERM ?
+		      0 : 1);
+	}
+	waitpid(pid, &st, 0);
+	tap_ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	       "INJECT without CAP_NET_ADMIN: EPERM");
+
+	/* read */
+	r2cc_drain(fd);
+	tap_ok(read(fd, small, sizeof(small)) < 0 && errno == EINVAL,
+	       "read into a buffer smaller than a record: EINVAL");
+	tap_ok(read(fd, &ev, sizeof(ev)) < 0 && errno == EAGAIN,
+	       "non-blocking read with nothing queued: EAGAIN");
+	tap_ok(lseek(fd, 0, SEEK_SET) < 0 && errno == ESPIPE,
+	       "lseek: ESPIPE");
+
+	/* mmap */
+	map = mmap(NULL, ver.state_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   fd, 0);
+	tap_ok(map == MAP_FAILED && errno == EPERM,
+	       "mmap writable: EPERM");
+	map = mmap(NULL, ver.state_size * 2, PROT_READ, MAP_SHARED, fd, 0);
+	tap_ok(map == MAP_FAILED && errno == EINVAL, "mmap two pages: EINVAL");
+	map = mmap(NULL, ver.state_size, PROT_READ, MAP_SHARED, fd, 0);
+	tap_ok(map != MAP_FAILED &&
+	       mprotect(map, ver.state_size, PROT_READ | PROT_WRITE) != 0,
+	       "state page maps read-only and cannot be made writable");
+	if (map != MAP_FAILED)
+		munmap(map, ver.state_size);
+	close(fd);
+	return tap_done();
+}
