@@ -76,7 +76,8 @@ $(PCFILE): lib/r2cc.pc.in Makefile | $(BUILD)/lib
 	    $< > $@
 
 $(BUILD)/tools/r2cc-tb-%: tools/testbed/%.c tools/testbed/tb_proto.h | $(BUILD)/tools
-	$(CC) $(WARN) -std=gnu11 $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) -o $@ $<
+	$(CC) $(WARN) -std=gnu11 $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) -o $@.tmp $<
+	mv -f $@.tmp $@
 
 $(BUILD)/tests/unit/%: tests/unit/%.c tests/lib/tap.h $(LIBSO) | $(BUILD)/tests/unit
 	$(CC) $(ALL_CFLAGS) -Itests/lib -o $@ $< -L$(BUILD)/lib -lr2cc \
@@ -84,7 +85,9 @@ $(BUILD)/tests/unit/%: tests/unit/%.c tests/lib/tap.h $(LIBSO) | $(BUILD)/tests/
 
 # Programs the testbed tests run inside the nodes (host root is shared).
 $(BUILD)/tests/kmod/%: tests/kmod/%.c tests/kmod/r2cc_test.h tests/lib/tap.h include/uapi/linux/r2cc.h | $(BUILD)/tests/kmod
-	$(CC) $(CPPFLAGS_R2CC) $(WARN) -std=gnu11 -Itests/lib $(CFLAGS) -o $@ $<
+	$(CC) $(CPPFLAGS_R2CC) $(WARN) -std=gnu11 -Itests/lib $(CFLAGS) -o $@.tmp $< \
+		$(if $(filter state_page,$*),-libverbs)
+	mv -f $@.tmp $@
 
 $(BUILD)/lib $(BUILD)/tools $(BUILD)/tests/unit $(BUILD)/tests/kmod:
 	mkdir -p $@
@@ -98,7 +101,9 @@ kmod:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
 
 # One copy of the module sources per testbed kernel, so builds for 6.1 and
-# 6.12 never share objects: $(BUILD)/kmod/KVER/r2cc.ko.
+# 6.12 never share objects: $(BUILD)/kmod/KVER/r2cc.ko.  Outputs that nodes
+# run are replaced by rename, never rewritten in place: a node that has the
+# old file's pages cached (9p) then sees a new file, not a torn one.
 kmod-testbed:
 	@set -e; for series in 6.1 6.12; do \
 		kver=$$(scripts/prepare-kernel $$series $(BUILD)/cache); \
@@ -106,6 +111,8 @@ kmod-testbed:
 		cp -a Kbuild kmod include $$dir/; \
 		echo "  KMOD    $$kver"; \
 		$(MAKE) -s -C /usr/src/linux-headers-$$kver M=$$dir W=1 modules; \
+		cp $$dir/r2cc.ko $$dir/.r2cc.ko.tmp; \
+		mv -f $$dir/.r2cc.ko.tmp $$dir/r2cc.ko; \
 	done
 
 check: deps all kmod-testbed

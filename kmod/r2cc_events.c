@@ -152,9 +152,9 @@ static void r2cc_sub_push(struct r2cc_sub *sub, const struct r2cc_event *ev)
 }
 
 /*
- * Stamp @ev with the next sequence number and the time, and queue it for
- * every subscriber that wants it.  Callers hold r2cc_lock, which orders
- * records with the state they describe.
+ * Stamp @ev with the next sequence number (and the time, unless set) and
+ * queue it for every subscriber that wants it.  Callers hold r2cc_lock,
+ * which orders records with the state they describe.
  */
 void r2cc_emit(struct r2cc_event *ev)
 {
@@ -163,7 +163,8 @@ void r2cc_emit(struct r2cc_event *ev)
 	lockdep_assert_held(&r2cc_lock);
 	ev->size = sizeof(*ev);
 	ev->version = R2CC_ABI_VERSION;
-	ev->time_ns = ktime_get_ns();
+	if (!ev->time_ns)	/* transitions carry their own, see sysfs */
+		ev->time_ns = ktime_get_ns();
 
 	spin_lock(&r2cc_subs_lock);
 	ev->seq = ++r2cc_seq;

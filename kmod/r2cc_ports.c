@@ -131,7 +131,11 @@ static void r2cc_port_report(struct r2cc_port *p, u8 state, u16 flags)
 	else
 		kind = R2CC_EV_PORT_CHANGE;
 
-	if (kind == R2CC_EV_PORT_DOWN) {
+	/* Counters are about changes: the first sighting (from NOP) is none. */
+	if (old == R2CC_PORT_NOP) {
+		if (state != R2CC_PORT_ACTIVE)
+			p->down_since_ns = now;
+	} else if (kind == R2CC_EV_PORT_DOWN) {
 		p->down_events++;
 		p->down_since_ns = now;
 	} else if (kind == R2CC_EV_PORT_UP) {
@@ -139,8 +143,6 @@ static void r2cc_port_report(struct r2cc_port *p, u8 state, u16 flags)
 		if (p->down_since_ns)
 			p->down_time_ns += now - p->down_since_ns;
 		p->down_since_ns = 0;
-	} else if (old == R2CC_PORT_NOP && state != R2CC_PORT_ACTIVE) {
-		p->down_since_ns = now;		/* first seen not ACTIVE */
 	}
 	p->state = state;
 	p->last_change_ns = now;
@@ -149,6 +151,7 @@ static void r2cc_port_report(struct r2cc_port *p, u8 state, u16 flags)
 
 	r2cc_fill(&ev, p->dev, p, kind, flags);
 	ev.old_state = old;
+	ev.time_ns = now;
 	r2cc_emit(&ev);
 }
 

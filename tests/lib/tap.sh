@@ -138,3 +138,22 @@ tb_finish() {
 	fi
 	done_testing
 }
+
+# kmod_load NODE [PARAM=VALUE...]: insmod this kernel's r2cc.ko (reloading
+# it if it is there) and wait for /dev/r2cc.
+kmod_load() {
+	local node=$1
+	shift
+	tb_exec "$node" sh -c 'rmmod r2cc 2>/dev/null; true'
+	tb_exec "$node" insmod "$R2CC_BUILD/kmod/$TB_KVER/r2cc.ko" "$@" ||
+		return 1
+	tb_exec "$node" sh -c 'for i in $(seq 50); do
+		[ -c /dev/r2cc ] && exit 0; sleep 0.1; done; exit 1'
+}
+
+kmod_unload() {
+	tb_exec "$1" rmmod r2cc
+}
+
+# In-node test programs.
+KTEST=$R2CC_BUILD/tests/kmod

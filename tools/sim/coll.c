@@ -191,40 +191,101 @@ static void ring_ar(struct plan *p, int ph, const int *idx, int m, double s,
 }
 
 /*
+ * Seconds per byte of the best R2CC-AllReduce recursion (alpha and fill
+ * left out), used to decide at each level between the decomposition and
+ * a plain ring.  With w the slowest node, v the next, B the fastest and
+ * Q the others' own cost plus their share of the reduce + broadcast, the
+ * decomposition costs c/B + (1 - w/B) max(1/w, Q): linear in 1/L for any
+ * ring level L, so the best L is an extreme, w (a ring) or B.  Taking B
+ * (not v) keeps the cost monotone in every node's bandwidth.
+ */
+static double paper_unit(const double *bw, const int *idx, int m)
+{
+	double c = 2.0 * (m - 1) / m, w, v, big, q, ring, dec;
+
+	if (m < 2)
+		return 0.0;
+	w = bw[idx[0]];
+	v = bw[idx[1]];
+	big = bw[idx[m - 1]];
+	ring = c / w;
+	if (w >= big)
+		return ring;
+	q = 1.0 / ((m - 1) * v) + paper_unit(bw, idx + 1, m - 1);
+	dec = c / big + (1.0 - w / big) * (1.0 / w > q ? 1.0 / w : q);
+	return dec < ring ? dec : ring;
+}
+
+static double phase_time(const struct plan *p, int ph, const double *bw)
+{
+	double worst = 0.0;
+	int i;
+
+	for (i = 0; i < p->n; i++) {
+		double s = p->snd[(size_t)ph * p->n + i];
+		double r = p->rcv[(size_t)ph * p->n + i];
+
+		if ((s > 0.0 || r > 0.0) && (s > r ? s : r) / bw[i] > worst)
+			worst = (s > r ? s : r) / bw[i];
+	}
+	return worst + p->lat[ph] + p->fill[ph];
+}
+
+/*
  * R2CC-AllReduce.  @idx is sorted by bandwidth, slowest first.  The ring
- * over all nodes carries the share w/v of the data that the slowest node
- * (w) finishes in the time the next slowest (v) needs for everything;
- * the rest is reduced into and broadcast from the other nodes, which
- * allreduce it among themselves - recursively, so a second degraded node
- * is handled the same way one level down.  Returns phases used.
+ * over all nodes carries the share w/B of the data that the slowest node
+ * (w) finishes in the time the fastest (B) needs for all of it; the rest
+ * is reduced into and broadcast from the other nodes, which allreduce it
+ * among themselves - recursively, so a second degraded node is handled
+ * the same way one level down.  The reduce + broadcast runs alongside the
+ * inner phases, spread over them by their length.  Returns phases used.
  */
 static int paper_ar(struct plan *p, int ph, const double *bw, const int *idx,
 		    int m, double s, const struct fabric *f)
 {
-	double w, a, rest;
-	int j, k = f->chunks, used;
+	double w, big, a, rest, d[64], total = 0.0;
+	int j, k = f->chunks, used, q;
 
 	if (need_phase(p, ph))
 		return -1;
-	if (m < 2 || bw[idx[0]] >= bw[idx[1]]) {
+	w = bw[idx[0]];
+	big = m > 1 ? bw[idx[m - 1]] : w;
+	if (m < 2 || w >= big) {
 		ring_ar(p, ph, idx, m, s, f->alpha);
 		return 1;
 	}
-	w = bw[idx[0]];
-	a = w / bw[idx[1]];
+	a = w / big;
 	rest = (1.0 - a) * s;
 	ring_ar(p, ph, idx, m, a * s, f->alpha);
 	if (need_phase(p, ph + 1))
 		return -1;
-	/* reduce out (send) and broadcast back (receive), full duplex */
-	add(p, ph + 1, idx[0], rest, rest);
-	for (j = 1; j < m; j++)
-		add(p, ph + 1, idx[j], rest / (m - 1), rest / (m - 1));
+	if (m > 2 && paper_unit(bw, idx + 1, m - 1) <
+		     2.0 * (m - 2) / (m - 1) / bw[idx[1]]) {
+		used = paper_ar(p, ph + 1, bw, idx + 1, m - 1, rest, f);
+	} else {
+		ring_ar(p, ph + 1, idx + 1, m - 1, rest, f->alpha);
+		used = 1;
+	}
+	if (used < 0)
+		return -1;
+	for (q = 0; q < used && q < 64; q++) {
+		d[q] = phase_time(p, ph + 1 + q, bw);
+		total += d[q];
+	}
+	for (q = 0; q < used && q < 64; q++) {
+		double x = total > 0.0 ? rest * d[q] / total : rest;
+
+		if (total <= 0.0 && q)
+			break;
+		/* reduce out (send), broadcast back (receive): full duplex */
+		add(p, ph + 1 + q, idx[0], x, x);
+		for (j = 1; j < m; j++)
+			add(p, ph + 1 + q, idx[j], x / (m - 1), x / (m - 1));
+	}
 	at_least(&p->lat[ph + 1], (k ? k + 1 : 2) * f->alpha);
 	if (k)
 		at_least(&p->fill[ph + 1], rest / w / k);
-	used = paper_ar(p, ph + 1, bw, idx + 1, m - 1, rest, f);
-	return used < 0 ? -1 : used + 1;
+	return used + 1;
 }
 
 /* The slower of the degraded node and the rest, per byte, at split @u. */

@@ -1,0 +1,35 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Flap damping (damping_ms): a down is reported at once, an up only after
+# the port stayed up for damping_ms; a flap inside the window is counted,
+# not reported.
+. "$(dirname "$0")/../lib/tap.sh"
+tb_require 1
+plan_later
+
+run_ok "insmod damping_ms=2000" kmod_load node0 damping_ms=2000
+out=$(mktemp)
+tb_exec node0 "$KTEST/watch" -t 6000 >"$out" 2>&1 &
+wpid=$!
+for ((t = 0; t < 100; t++)); do grep -q ready "$out" && break; sleep 0.1; done
+t0=$(date +%s%N)
+tb link node0 0 down
+sleep 0.3
+tb link node0 0 up        # comes back ...
+sleep 0.3
+tb link node0 0 down      # ... and flaps down within the window
+sleep 0.3
+tb link node0 0 up        # then stays up
+wait "$wpid"
+diag "$(cat "$out")"
+kinds=$(awk '$1 ~ /^[0-9]+$/ {print $2}' "$out" | tr '\n' ' ')
+is "$kinds" "PORT_DOWN PORT_UP " "one DOWN, then one UP"
+flags=$(awk '$2 == "PORT_UP" {print $8}' "$out")
+is "$flags" 2 "the UP is flagged damped"
+s=/sys/kernel/r2cc/devices/rxe0/ports/1
+ok "$([ "$(tb_exec node0 cat $s/flaps)" -ge 1 ] && echo 1)" \
+	"sysfs flaps counts the suppressed up ($(tb_exec node0 cat $s/flaps))"
+is "$(tb_exec node0 cat $s/state)" ACTIVE "port reported ACTIVE at the end"
+run_ok "rmmod" kmod_unload node0
+rm -f "$out"
+tb_finish

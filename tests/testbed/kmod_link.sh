@@ -1,0 +1,50 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# A real carrier loss (`r2cc-testbed link node0 0 down`) becomes a PORT_DOWN
+# record for rxe0 port 1 with the right states, ifindex and bandwidth; `up`
+# a PORT_UP record; sysfs counts both and the downtime.
+. "$(dirname "$0")/../lib/tap.sh"
+tb_require 1
+plan_later
+
+run_ok "insmod r2cc.ko" kmod_load node0
+out=$(mktemp)
+tb_exec node0 "$KTEST/watch" -n 2 -t 20000 >"$out" 2>&1 &
+wpid=$!
+for ((t = 0; t < 100; t++)); do grep -q ready "$out" && break; sleep 0.1; done
+
+tb link node0 0 down
+sleep 1
+tb link node0 0 up
+wait "$wpid"
+rc=$?
+ok "$([ $rc = 0 ] && echo 1)" "watcher got two records"
+diag "$(cat "$out")"
+down=$(awk '$2 == "PORT_DOWN"' "$out")
+up=$(awk '$2 == "PORT_UP"' "$out")
+ifindex=$(tb_exec node0 cat /sys/class/net/eth0/ifindex)
+# rxe maps an unknown netdev speed to SDR x1: 2000 Mbit/s of data.
+width=$(tb_exec node0 ibv_devinfo -d rxe0 -v | sed -n 's/.*active_width:.*(\([0-9]*\)).*/\1/p')
+speed=$(tb_exec node0 ibv_devinfo -d rxe0 -v | sed -n 's/.*active_speed:.*(\([0-9]*\)).*/\1/p')
+case "$speed" in
+1) lane=2000 ;; 2) lane=4000 ;; 4) lane=8000 ;; 8) lane=10000 ;;
+16) lane=13636 ;; 32) lane=25000 ;; 64) lane=50000 ;; 128) lane=100000 ;;
+*) lane=0 ;;
+esac
+case "$width" in 1) w=1 ;; 2) w=4 ;; 4) w=8 ;; 8) w=12 ;; 16) w=2 ;; *) w=0 ;; esac
+set -- $down
+is "$3 $4 $5 $6" "rxe0 1 4 1" "PORT_DOWN: rxe0 port 1, ACTIVE -> DOWN"
+is "${10}" "$ifindex" "PORT_DOWN carries eth0's ifindex"
+is "$8" 0 "PORT_DOWN is not flagged injected"
+set -- $up
+is "$3 $4 $5 $6" "rxe0 1 1 4" "PORT_UP: rxe0 port 1, DOWN -> ACTIVE"
+is "$9" "$((lane * w))" "PORT_UP bandwidth $9 Mbit/s = verbs' speed x width"
+s=/sys/kernel/r2cc/devices/rxe0/ports/1
+is "$(tb_exec node0 cat $s/down_events $s/up_events | tr '\n' ' ')" "1 1 " \
+	"sysfs: one down, one up"
+dt=$(tb_exec node0 cat $s/down_time_ms)
+ok "$([ "$dt" -ge 500 ] && [ "$dt" -lt 20000 ] && echo 1)" "sysfs down_time_ms $dt"
+is "$(tb_exec node0 cat $s/state)" ACTIVE "sysfs state ACTIVE"
+run_ok "rmmod" kmod_unload node0
+rm -f "$out"
+tb_finish
