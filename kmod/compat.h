@@ -27,4 +27,11 @@ static inline void r2cc_vma_clear_maywrite(struct vm_area_struct *vma)
 #endif
 }
 
+/* 6.10 dropped __assign_str()'s source argument (__string() has it). */
+#ifdef R2CC_HAVE_ASSIGN_STR_1ARG
+#define r2cc_assign_str(dst, src)	__assign_str(dst)
+#else
+#define r2cc_assign_str(dst, src)	__assign_str(dst, src)
+#endif
+
 #endif /* R2CC_COMPAT_H */

@@ -20,6 +20,9 @@
 
 #include "r2cc.h"
 
+#define CREATE_TRACE_POINTS
+#include "r2cc_trace.h"
+
 #define R2CC_READ_BATCH 32
 
 struct r2cc_sub {
@@ -115,8 +118,8 @@ static struct r2cc_event *r2cc_ring_tail(struct r2cc_sub *sub)
 	return &sub->ring[i];
 }
 
-/* Called with r2cc_subs_lock held. */
-static void r2cc_sub_push(struct r2cc_sub *sub, const struct r2cc_event *ev)
+/* Called with r2cc_subs_lock held; true if @ev was queued. */
+static bool r2cc_sub_push(struct r2cc_sub *sub, const struct r2cc_event *ev)
 {
 	u32 room = r2cc_queue_len - sub->count;
 
@@ -125,16 +128,18 @@ static void r2cc_sub_push(struct r2cc_sub *sub, const struct r2cc_event *ev)
 			sub->lost++;
 			sub->lost_last_seq = ev->seq;
 			atomic64_inc(&r2cc_dropped);
-			return;
+			trace_r2cc_overflow(ev->seq, sub->lost);
+			return false;
 		}
 		if (room == 1) {	/* the overflow record takes the last slot */
 			sub->lost++;
 			sub->lost_last_seq = ev->seq;
 			atomic64_inc(&r2cc_dropped);
+			trace_r2cc_overflow(ev->seq, sub->lost);
 			r2cc_overflow_record(r2cc_ring_tail(sub), sub->lost,
 					     sub->lost_last_seq);
 			sub->lost = 0;
-			return;
+			return false;
 		}
 		r2cc_overflow_record(r2cc_ring_tail(sub), sub->lost,
 				     sub->lost_last_seq);
@@ -145,10 +150,12 @@ static void r2cc_sub_push(struct r2cc_sub *sub, const struct r2cc_event *ev)
 		sub->lost = 1;
 		sub->lost_last_seq = ev->seq;
 		atomic64_inc(&r2cc_dropped);
-		return;
+		trace_r2cc_overflow(ev->seq, sub->lost);
+		return false;
 	}
 	*r2cc_ring_tail(sub) = *ev;
 	atomic64_inc(&r2cc_delivered);
+	return true;
 }
 
 /*
@@ -158,6 +165,7 @@ static void r2cc_sub_push(struct r2cc_sub *sub, const struct r2cc_event *ev)
  */
 void r2cc_emit(struct r2cc_event *ev)
 {
+	unsigned int queued = 0, nsubs = 0;
 	struct r2cc_sub *sub;
 
 	lockdep_assert_held(&r2cc_lock);
@@ -168,12 +176,15 @@ void r2cc_emit(struct r2cc_event *ev)
 
 	spin_lock(&r2cc_subs_lock);
 	ev->seq = ++r2cc_seq;
+	trace_r2cc_transition(ev);
 	list_for_each_entry(sub, &r2cc_subs, list) {
 		if (!r2cc_sub_wants(sub, ev))
 			continue;
-		r2cc_sub_push(sub, ev);
+		nsubs++;
+		queued += r2cc_sub_push(sub, ev);
 		wake_up_interruptible_poll(&sub->wait, EPOLLIN | EPOLLRDNORM);
 	}
+	trace_r2cc_deliver(ev->seq, queued, nsubs);
 	spin_unlock(&r2cc_subs_lock);
 }
 

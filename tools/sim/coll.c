@@ -177,6 +177,21 @@ double plan_recv(const struct plan *p) { return plan_sum(p, p->rcv); }
 
 /* ------------------------------------------------------------ allreduce */
 
+/*
+ * Chunks for pipelining @bytes: --chunks, but none smaller than 64 KiB,
+ * below which a chunk's latency costs more than its overlap saves.
+ */
+static int chunks_for(const struct fabric *f, double bytes)
+{
+	double most = floor(bytes / 65536.0);
+
+	if (!f->chunks)
+		return 0;
+	if (most < 1.0)
+		return 1;
+	return most < f->chunks ? (int)most : f->chunks;
+}
+
 static void ring_ar(struct plan *p, int ph, const int *idx, int m, double s,
 		    double alpha)
 {
@@ -191,6 +206,13 @@ static void ring_ar(struct plan *p, int ph, const int *idx, int m, double s,
 }
 
 /*
+ * Levels of recursion, one per degraded node peeled off; deeper than this
+ * the inner nodes use a ring, which keeps a state with thousands of
+ * degraded nodes at O(MAX_DEPTH * n) instead of O(n^2).
+ */
+#define MAX_DEPTH	32
+
+/*
  * Seconds per byte of the best R2CC-AllReduce recursion (alpha and fill
  * left out), used to decide at each level between the decomposition and
  * a plain ring.  With w the slowest node, v the next, B the fastest and
@@ -199,7 +221,7 @@ static void ring_ar(struct plan *p, int ph, const int *idx, int m, double s,
  * ring level L, so the best L is an extreme, w (a ring) or B.  Taking B
  * (not v) keeps the cost monotone in every node's bandwidth.
  */
-static double paper_unit(const double *bw, const int *idx, int m)
+static double paper_unit(const double *bw, const int *idx, int m, int depth)
 {
 	double c = 2.0 * (m - 1) / m, w, v, big, q, ring, dec;
 
@@ -209,9 +231,9 @@ static double paper_unit(const double *bw, const int *idx, int m)
 	v = bw[idx[1]];
 	big = bw[idx[m - 1]];
 	ring = c / w;
-	if (w >= big)
+	if (w >= big || depth >= MAX_DEPTH)
 		return ring;
-	q = 1.0 / ((m - 1) * v) + paper_unit(bw, idx + 1, m - 1);
+	q = 1.0 / ((m - 1) * v) + paper_unit(bw, idx + 1, m - 1, depth + 1);
 	dec = c / big + (1.0 - w / big) * (1.0 / w > q ? 1.0 / w : q);
 	return dec < ring ? dec : ring;
 }
@@ -241,27 +263,29 @@ static double phase_time(const struct plan *p, int ph, const double *bw)
  * inner phases, spread over them by their length.  Returns phases used.
  */
 static int paper_ar(struct plan *p, int ph, const double *bw, const int *idx,
-		    int m, double s, const struct fabric *f)
+		    int m, double s, const struct fabric *f, int depth)
 {
 	double w, big, a, rest, d[64], total = 0.0;
-	int j, k = f->chunks, used, q;
+	int j, k, used, q;
 
 	if (need_phase(p, ph))
 		return -1;
 	w = bw[idx[0]];
 	big = m > 1 ? bw[idx[m - 1]] : w;
-	if (m < 2 || w >= big) {
+	if (m < 2 || w >= big || depth >= MAX_DEPTH) {
 		ring_ar(p, ph, idx, m, s, f->alpha);
 		return 1;
 	}
 	a = w / big;
 	rest = (1.0 - a) * s;
+	k = chunks_for(f, rest);
 	ring_ar(p, ph, idx, m, a * s, f->alpha);
 	if (need_phase(p, ph + 1))
 		return -1;
-	if (m > 2 && paper_unit(bw, idx + 1, m - 1) <
+	if (m > 2 && paper_unit(bw, idx + 1, m - 1, depth + 1) <
 		     2.0 * (m - 2) / (m - 1) / bw[idx[1]]) {
-		used = paper_ar(p, ph + 1, bw, idx + 1, m - 1, rest, f);
+		used = paper_ar(p, ph + 1, bw, idx + 1, m - 1, rest, f,
+				depth + 1);
 	} else {
 		ring_ar(p, ph + 1, idx + 1, m - 1, rest, f->alpha);
 		used = 1;
@@ -310,7 +334,7 @@ static double ov_cost(double u, double c, const double *bw, const int *idx,
  * ternary search finds the optimum.
  */
 static double overlap_unit(double *g, const double *bw, const int *idx,
-			   int m)
+			   int m, int depth)
 {
 	double c = 2.0 * (m - 1) / m, lo = 0.0, hi = 1.0, u;
 	int j, it;
@@ -318,12 +342,12 @@ static double overlap_unit(double *g, const double *bw, const int *idx,
 	if (m < 2)
 		return 0.0;
 	/* with two nodes the split cannot help: both halves cross w */
-	if (m < 3 || bw[idx[0]] >= bw[idx[1]]) {
+	if (m < 3 || bw[idx[0]] >= bw[idx[1]] || depth >= MAX_DEPTH) {
 		for (j = 0; j < m; j++)
 			g[idx[j]] = c;
 		return 0.0;
 	}
-	overlap_unit(g, bw, idx + 1, m - 1);
+	overlap_unit(g, bw, idx + 1, m - 1, depth + 1);
 	for (it = 0; it < 100; it++) {
 		double m1 = lo + (hi - lo) / 3.0, m2 = hi - (hi - lo) / 3.0;
 
@@ -369,7 +393,7 @@ static int allreduce(struct plan *p, enum ar_algo algo, const double *bw,
 			ring_ar(p, 0, idx, n, s, f->alpha);
 		break;
 	case AR_PAPER:
-		rc = paper_ar(p, 0, bw, idx, n, s, f) < 0 ? -1 : 0;
+		rc = paper_ar(p, 0, bw, idx, n, s, f, 0) < 0 ? -1 : 0;
 		break;
 	case AR_OVERLAP:
 		g = calloc(n, sizeof(double));
@@ -378,12 +402,12 @@ static int allreduce(struct plan *p, enum ar_algo algo, const double *bw,
 			rc = -1;
 			break;
 		}
-		u = overlap_unit(g, bw, idx, n);
+		u = overlap_unit(g, bw, idx, n, 0);
 		for (i = 0; i < n; i++)
 			add(p, 0, i, g[i] * s, g[i] * s);
 		at_least(&p->lat[0], 2.0 * (n - 1) * f->alpha);
 		if (u > 0.0) {
-			int k = f->chunks;
+			int k = chunks_for(f, u * s);
 
 			at_least(&p->lat[0], (k ? k + 1 : 2) * f->alpha);
 			if (k)

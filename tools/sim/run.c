@@ -140,7 +140,8 @@ int sim_run(const struct fabric *f, const struct workload *w,
 			remaining = 1.0;
 			done++;
 			if (w->kind == WL_SERVE) {
-				ckpt_done = done;	/* finished requests stay */
+				/* finished requests stay finished */
+				ckpt_done = done;
 			} else if (d->ckpt_interval > 0.0 &&
 				   t - last_ckpt >= d->ckpt_interval) {
 				ckpt_done = done;

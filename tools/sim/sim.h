@@ -23,7 +23,7 @@ struct fabric {
 	double alpha;		/* seconds per message step */
 	double intra_bw;	/* bytes/s inside a node (NVLink / PCIe) */
 	int fuse;		/* NICs per fused virtual NIC (port failover) */
-	int chunks;		/* pipeline chunks of a decomposition, 0 = fluid */
+	int chunks;		/* pipeline chunks, 0 = fluid */
 };
 
 /* How a node spreads its traffic over its NICs. */

@@ -198,7 +198,8 @@ int trace_random(struct trace *tr, const struct random_trace *r,
 				e.silent = rng_uniform(&s) < r->silent_prob;
 				if (kind < r->flap_prob) {
 					for (i = 0; i < r->flap_count; i++) {
-						e.t = t + 2 * i * r->flap_period;
+						e.t = t + 2 * i *
+						      r->flap_period;
 						e.frac = 0.0;
 						if (trace_add(tr, &e))
 							return -1;

@@ -1,0 +1,53 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The r2cc: tracepoints fire for transitions, deliveries and overflows
+# (ftrace), and tools/bpftrace/r2cc-transitions.bt sees a transition.
+. "$(dirname "$0")/../lib/tap.sh"
+tb_require 1
+plan_later
+
+run_ok "insmod r2cc.ko" kmod_load node0
+ev=/sys/kernel/tracing/events/r2cc
+is "$(tb_exec node0 ls $ev | grep -c '^r2cc_')" 3 \
+	"three tracepoints: r2cc_transition, r2cc_deliver, r2cc_overflow"
+out=$(tb_exec node0 bash -c "
+	echo 1 > $ev/enable
+	echo > /sys/kernel/tracing/trace
+	$KTEST/inject rxe0 1 down && $KTEST/inject rxe0 1 up
+	echo 0 > $ev/enable
+	cat /sys/kernel/tracing/trace")
+ok "$(grep -q 'r2cc_transition:.*dev=rxe0 .*port=1 kind=1 flags=0x1 state=4->1' <<<"$out" && echo 1)" \
+	"ftrace: r2cc_transition for the injected down"
+ok "$(grep -q 'r2cc_transition:.*kind=2 flags=0x1 state=1->4' <<<"$out" && echo 1)" \
+	"ftrace: r2cc_transition for the injected up"
+# The injecting process holds /dev/r2cc open: it is the one subscriber.
+ok "$(grep -q 'r2cc_deliver: seq=[0-9]* queued=1 subscribers=1' <<<"$out" && echo 1)" \
+	"ftrace: r2cc_deliver to the one subscriber"
+diag "$(grep r2cc_ <<<"$out")"
+
+if tb_exec node0 sh -c 'command -v bpftrace' >/dev/null; then
+	bt=$(mktemp)
+	TB_TIMEOUT=180 tb_exec node0 timeout 150 bpftrace \
+		"$R2CC_REPO/tools/bpftrace/r2cc-transitions.bt" >"$bt" 2>&1 &
+	bpid=$!
+	for ((t = 0; t < 1200; t++)); do
+		grep -q '^SEQ' "$bt" && break
+		sleep 0.1
+	done
+	tb_exec node0 "$KTEST/inject" rxe0 1 down
+	tb_exec node0 "$KTEST/inject" rxe0 1 up
+	for ((t = 0; t < 100; t++)); do
+		grep -q ' 1->4 ' "$bt" && break
+		sleep 0.1
+	done
+	tb_exec node0 pkill -INT -x bpftrace
+	wait "$bpid"
+	ok "$(grep -Eq '^[0-9]+ +rxe0 +1 +1 +4->1 ' "$bt" && grep -q ' 1->4 ' "$bt" && echo 1)" \
+		"bpftrace script prints the down and the up"
+	diag "$(cat "$bt")"
+	rm -f "$bt"
+else
+	ok 1 "# SKIP bpftrace not installed"
+fi
+run_ok "rmmod" kmod_unload node0
+tb_finish
