@@ -77,6 +77,23 @@ int r2cc_snapshot_fill(struct r2cc_port_info *info, u32 max, u32 *count,
 		       u64 *seq);
 int r2cc_inject(const struct r2cc_inject *inj);
 
+/* A port's reported state and counters, copied under r2cc_lock. */
+struct r2cc_port_stats {
+	u32 dev_index, port, ifindex;
+	u8 state, phys_state, link_layer;
+	u64 bandwidth_mbps, last_change_ns, down_events, up_events, flaps;
+	u64 down_time_ms;
+	char dev_name[R2CC_DEV_NAME_MAX];
+};
+
+int r2cc_port_stats_at(u32 pos, struct r2cc_port_stats *st);
+u64 r2cc_down_time_ms(const struct r2cc_port *p);
+
+/* r2cc_genl.c */
+int r2cc_genl_init(void);
+void r2cc_genl_exit(void);
+void r2cc_genl_notify(const struct r2cc_event *ev);
+
 /* r2cc_events.c */
 struct r2cc_sub;
 struct r2cc_sub *r2cc_sub_alloc(void);

@@ -186,6 +186,7 @@ void r2cc_emit(struct r2cc_event *ev)
 	}
 	trace_r2cc_deliver(ev->seq, queued, nsubs);
 	spin_unlock(&r2cc_subs_lock);
+	r2cc_genl_notify(ev);
 }
 
 u64 r2cc_last_seq(void)

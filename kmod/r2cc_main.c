@@ -3,7 +3,8 @@
  * r2cc.ko: RDMA port failure notification.
  *
  * Hears every RDMA port and device event first and hands it to userspace
- * through /dev/r2cc (records, poll, a mmap'able state page) and sysfs.
+ * through /dev/r2cc (records, poll, a mmap'able state page), sysfs,
+ * tracepoints and generic netlink.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -59,12 +60,17 @@ static int __init r2cc_init(void)
 	ret = r2cc_cdev_init();
 	if (ret)
 		goto err_sysfs;
-	ret = r2cc_ports_init();
+	ret = r2cc_genl_init();
 	if (ret)
 		goto err_cdev;
+	ret = r2cc_ports_init();
+	if (ret)
+		goto err_genl;
 	pr_info("loaded, ABI version %u\n", R2CC_ABI_VERSION);
 	return 0;
 
+err_genl:
+	r2cc_genl_exit();
 err_cdev:
 	r2cc_cdev_exit();
 err_sysfs:
@@ -79,6 +85,7 @@ err_wq:
 static void __exit r2cc_exit(void)
 {
 	r2cc_ports_exit();
+	r2cc_genl_exit();
 	r2cc_cdev_exit();
 	destroy_workqueue(r2cc_wq);
 	r2cc_sysfs_exit();

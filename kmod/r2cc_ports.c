@@ -479,6 +479,51 @@ int r2cc_snapshot_fill(struct r2cc_port_info *info, u32 max, u32 *count,
 	return 0;
 }
 
+u64 r2cc_down_time_ms(const struct r2cc_port *p)
+{
+	u64 t = p->down_time_ns;
+
+	if (p->down_since_ns)
+		t += ktime_get_ns() - p->down_since_ns;
+	return div_u64(t, NSEC_PER_MSEC);
+}
+
+/* The @pos-th port of all devices, or -ENOENT past the last one. */
+int r2cc_port_stats_at(u32 pos, struct r2cc_port_stats *st)
+{
+	const struct r2cc_dev *dev;
+	int ret = -ENOENT;
+
+	mutex_lock(&r2cc_lock);
+	list_for_each_entry(dev, &r2cc_devs, list) {
+		const struct r2cc_port *p;
+
+		if (pos >= dev->nports) {
+			pos -= dev->nports;
+			continue;
+		}
+		p = &dev->ports[pos];
+		memset(st, 0, sizeof(*st));
+		st->dev_index = dev->index;
+		st->port = p->num;
+		st->ifindex = p->ifindex;
+		st->state = p->state;
+		st->phys_state = p->phys_state;
+		st->link_layer = p->link_layer;
+		st->bandwidth_mbps = p->bandwidth_mbps;
+		st->last_change_ns = p->last_change_ns;
+		st->down_events = p->down_events;
+		st->up_events = p->up_events;
+		st->flaps = p->flaps;
+		st->down_time_ms = r2cc_down_time_ms(p);
+		strscpy(st->dev_name, dev->name, sizeof(st->dev_name));
+		ret = 0;
+		break;
+	}
+	mutex_unlock(&r2cc_lock);
+	return ret;
+}
+
 int r2cc_inject(const struct r2cc_inject *inj)
 {
 	struct r2cc_dev *dev;

@@ -96,15 +96,6 @@ static struct r2cc_port_attribute r2cc_port_attr_##_name = {		\
 	.get = r2cc_get_##_name,					\
 }
 
-static u64 r2cc_down_time(const struct r2cc_port *p)
-{
-	u64 t = p->down_time_ns;
-
-	if (p->down_since_ns)
-		t += ktime_get_ns() - p->down_since_ns;
-	return div_u64(t, NSEC_PER_MSEC);
-}
-
 R2CC_PORT_ATTR(state_num, p->state);
 R2CC_PORT_ATTR(phys_state, p->phys_state);
 R2CC_PORT_ATTR(bandwidth_mbps, p->bandwidth_mbps);
@@ -113,7 +104,7 @@ R2CC_PORT_ATTR(down_events, p->down_events);
 R2CC_PORT_ATTR(up_events, p->up_events);
 R2CC_PORT_ATTR(flaps, p->flaps);
 R2CC_PORT_ATTR(last_change_ns, p->last_change_ns);
-R2CC_PORT_ATTR(down_time_ms, r2cc_down_time(p));
+R2CC_PORT_ATTR(down_time_ms, r2cc_down_time_ms(p));
 R2CC_PORT_ATTR(generation, p->generation);
 
 /*

@@ -26,9 +26,56 @@
 /* Character device (misc device name, so /dev/r2cc). */
 #define R2CC_DEVICE_NAME	"r2cc"
 
-/* Generic netlink family and multicast group. */
+/*
+ * Generic netlink family "r2cc" (version R2CC_GENL_VERSION), for admin
+ * tools.  R2CC_CMD_GET_PORT dumps one message per port; R2CC_CMD_GET_STATS
+ * answers the global counters; R2CC_CMD_INJECT (CAP_NET_ADMIN) takes
+ * R2CC_ATTR_DEV_INDEX, R2CC_ATTR_PORT and R2CC_ATTR_KIND as the ioctl does.
+ * The "events" multicast group carries every record as R2CC_CMD_EVENT with
+ * R2CC_ATTR_EVENT (a struct r2cc_event) and R2CC_ATTR_SEQ.
+ */
 #define R2CC_GENL_NAME		"r2cc"
+#define R2CC_GENL_VERSION	1
 #define R2CC_GENL_MCGRP_EVENTS	"events"
+
+enum r2cc_genl_cmd {
+	R2CC_CMD_UNSPEC,
+	R2CC_CMD_GET_PORT,	/* dump */
+	R2CC_CMD_GET_STATS,
+	R2CC_CMD_INJECT,
+	R2CC_CMD_EVENT,		/* notification */
+	__R2CC_CMD_MAX,
+};
+
+#define R2CC_CMD_MAX (__R2CC_CMD_MAX - 1)
+
+enum r2cc_genl_attr {
+	R2CC_ATTR_UNSPEC,
+	R2CC_ATTR_PAD,
+	R2CC_ATTR_DEV_INDEX,		/* u32 */
+	R2CC_ATTR_DEV_NAME,		/* string */
+	R2CC_ATTR_PORT,			/* u32 */
+	R2CC_ATTR_KIND,			/* u16, enum r2cc_event_kind */
+	R2CC_ATTR_STATE,		/* u8, enum r2cc_port_state */
+	R2CC_ATTR_PHYS_STATE,		/* u8 */
+	R2CC_ATTR_LINK_LAYER,		/* u8 */
+	R2CC_ATTR_IFINDEX,		/* u32 */
+	R2CC_ATTR_BANDWIDTH_MBPS,	/* u64 */
+	R2CC_ATTR_LAST_CHANGE_NS,	/* u64 */
+	R2CC_ATTR_DOWN_EVENTS,		/* u64 */
+	R2CC_ATTR_UP_EVENTS,		/* u64 */
+	R2CC_ATTR_FLAPS,		/* u64 */
+	R2CC_ATTR_DOWN_TIME_MS,		/* u64 */
+	R2CC_ATTR_SEQ,			/* u64 */
+	R2CC_ATTR_EVENT,		/* binary, struct r2cc_event */
+	R2CC_ATTR_EVENTS_EMITTED,	/* u64 */
+	R2CC_ATTR_EVENTS_DELIVERED,	/* u64 */
+	R2CC_ATTR_EVENTS_DROPPED,	/* u64 */
+	R2CC_ATTR_SUBSCRIBERS,		/* u32 */
+	__R2CC_ATTR_MAX,
+};
+
+#define R2CC_ATTR_MAX (__R2CC_ATTR_MAX - 1)
 
 #define R2CC_DEV_NAME_MAX	64	/* IB_DEVICE_NAME_MAX */
 
