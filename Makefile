@@ -45,16 +45,20 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 KTEST_SRCS := $(wildcard tests/kmod/*.c)
 KTEST_BINS := $(patsubst tests/kmod/%.c,$(BUILD)/tests/kmod/%,$(KTEST_SRCS))
 
-.PHONY: all lib tools unit ktests deps kmod kmod-testbed check check-unit \
+.PHONY: all lib tools unit ktests sim deps kmod kmod-testbed check check-unit \
 	check-testbed demo install uninstall clean help
 .DELETE_ON_ERROR:
 
-all: lib tools unit ktests
+all: lib tools unit ktests sim
 
 lib: $(LIBSO) $(LIBA) $(PCFILE)
 tools: $(TB_BINS)
 unit: $(UNIT_BINS)
 ktests: $(KTEST_BINS)
+
+# r2cc-sim has its own makefile (host-only C, libc + libm).
+sim:
+	@$(MAKE) -s -C tools/sim BUILD=$(BUILD)
 
 $(BUILD)/lib/%.o: lib/%.c $(wildcard lib/*.h include/r2cc/*.h) | $(BUILD)/lib
 	$(CC) $(ALL_CFLAGS) -fvisibility=hidden -c -o $@ $<
@@ -120,7 +124,8 @@ check: deps all kmod-testbed
 	@tests/run-all
 
 check-unit: all
-	@prove -f $(UNIT_BINS) tests/unit/*.sh tests/unit/*.py
+	@prove -f $(UNIT_BINS) tests/unit/*.sh tests/unit/*.py \
+		$(BUILD)/tests/sim/* tests/sim/*.sh
 
 check-testbed: all kmod-testbed
 	@tests/run-all --testbed-only
@@ -150,6 +155,7 @@ uninstall:
 # Keeps the downloaded kernels ($(BUILD)/cache); `make distclean` drops them.
 clean:
 	@if [ -e $(BUILD)/testbed/state.json ]; then tools/testbed/r2cc-testbed down; fi
+	$(MAKE) -s -C tools/sim BUILD=$(BUILD) clean
 	rm -rf $(BUILD)/lib $(BUILD)/tools $(BUILD)/tests $(BUILD)/kmod
 	rm -f kmod/*.o kmod/.*.cmd *.o .*.cmd *.ko *.mod *.mod.c *.mod.o \
 	      Module.symvers modules.order
