@@ -90,7 +90,8 @@ $(BUILD)/tests/unit/%: tests/unit/%.c tests/lib/tap.h $(LIBSO) | $(BUILD)/tests/
 # Programs the testbed tests run inside the nodes (host root is shared).
 $(BUILD)/tests/kmod/%: tests/kmod/%.c tests/kmod/r2cc_test.h tests/lib/tap.h include/uapi/linux/r2cc.h | $(BUILD)/tests/kmod
 	$(CC) $(CPPFLAGS_R2CC) $(WARN) -std=gnu11 -Itests/lib $(CFLAGS) -o $@.tmp $< \
-		$(if $(filter state_page,$*),-libverbs) \
+		$(if $(filter state_page bench,$*),-libverbs) \
+		$(if $(filter bench,$*),-lpthread) \
 		$(if $(filter genl,$*),$$(pkg-config --cflags --libs libnl-genl-3.0))
 	mv -f $@.tmp $@
 
