@@ -109,7 +109,9 @@ kmod:
 # One copy of the module sources per testbed kernel, so builds for 6.1 and
 # 6.12 never share objects: $(BUILD)/kmod/KVER/r2cc.ko.  Outputs that nodes
 # run are replaced by rename, never rewritten in place: a node that has the
-# old file's pages cached (9p) then sees a new file, not a torn one.
+# old file's pages cached (9p) then sees a new file, not a torn one.  BTF
+# is added with the kernel's own vmlinux BTF, which the testbed saves from
+# a node the first time it boots that kernel (scripts/kmod-btf).
 kmod-testbed:
 	@set -e; for series in 6.1 6.12; do \
 		kver=$$(scripts/prepare-kernel $$series $(BUILD)/cache); \
@@ -119,6 +121,8 @@ kmod-testbed:
 		$(MAKE) -s -C /usr/src/linux-headers-$$kver M=$$dir W=1 modules; \
 		cp $$dir/r2cc.ko $$dir/.r2cc.ko.tmp; \
 		mv -f $$dir/.r2cc.ko.tmp $$dir/r2cc.ko; \
+		btf=$(BUILD)/cache/kernels/$$kver/vmlinux.btf; \
+		if [ -s $$btf ]; then scripts/kmod-btf $$dir/r2cc.ko $$btf; fi; \
 	done
 
 check: deps all kmod-testbed

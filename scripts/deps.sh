@@ -18,7 +18,7 @@ pkgs=(gcc make libc6-dev perl pkg-config python3 iproute2 kmod cpio sparse
       busybox-static xz-utils zstd qemu-system-x86 rdma-core
       ibverbs-providers ibverbs-utils libibverbs-dev librdmacm-dev
       perftest libnl-3-dev libnl-genl-3-dev bpftrace dwarves
-      gnuplot-nox)
+      gnuplot-nox bpftool)
 
 headers_of() {
 	apt-cache depends "$1" 2>/dev/null |

@@ -32,6 +32,7 @@ if tb_exec node0 sh -c 'command -v bpftrace' >/dev/null; then
 	bpid=$!
 	for ((t = 0; t < 1200; t++)); do
 		grep -q '^SEQ' "$bt" && break
+		kill -0 "$bpid" 2>/dev/null || break
 		sleep 0.1
 	done
 	tb_exec node0 "$KTEST/inject" rxe0 1 down
