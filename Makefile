@@ -42,19 +42,22 @@ PCFILE    := $(BUILD)/lib/r2cc.pc
 TB_BINS   := $(BUILD)/tools/r2cc-tb-agent $(BUILD)/tools/r2cc-tb-hub
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
+LIBTEST_SRCS := $(wildcard tests/libr2cc/*.c)
+LIBTEST_BINS := $(patsubst tests/libr2cc/%.c,$(BUILD)/tests/libr2cc/%,$(LIBTEST_SRCS))
 KTEST_SRCS := $(wildcard tests/kmod/*.c)
 KTEST_BINS := $(patsubst tests/kmod/%.c,$(BUILD)/tests/kmod/%,$(KTEST_SRCS))
 
-.PHONY: all lib tools unit ktests sim deps kmod kmod-testbed check check-unit \
+.PHONY: all lib tools unit ktests libtests sim deps kmod kmod-testbed check check-unit \
 	check-testbed demo install uninstall clean help
 .DELETE_ON_ERROR:
 
-all: lib tools unit ktests sim
+all: lib tools unit ktests libtests sim
 
 lib: $(LIBSO) $(LIBA) $(PCFILE)
 tools: $(TB_BINS)
 unit: $(UNIT_BINS)
 ktests: $(KTEST_BINS)
+libtests: $(LIBTEST_BINS)
 
 # r2cc-sim has its own makefile (host-only C, libc + libm).
 sim:
@@ -66,7 +69,7 @@ $(BUILD)/lib/%.o: lib/%.c $(wildcard lib/*.h include/r2cc/*.h) | $(BUILD)/lib
 $(LIBSO): $(LIB_OBJS) lib/libr2cc.map
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) \
 		-Wl,--version-script=lib/libr2cc.map -Wl,--no-undefined \
-		-o $@ $(LIB_OBJS)
+		-o $@ $(LIB_OBJS) -libverbs
 	ln -sf libr2cc.so.$(VERSION) $(BUILD)/lib/$(SONAME)
 	ln -sf $(SONAME) $(BUILD)/lib/libr2cc.so
 
@@ -83,9 +86,16 @@ $(BUILD)/tools/r2cc-tb-%: tools/testbed/%.c tools/testbed/tb_proto.h | $(BUILD)/
 	$(CC) $(WARN) -std=gnu11 $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) -o $@.tmp $<
 	mv -f $@.tmp $@
 
-$(BUILD)/tests/unit/%: tests/unit/%.c tests/lib/tap.h $(LIBSO) | $(BUILD)/tests/unit
-	$(CC) $(ALL_CFLAGS) -Itests/lib -o $@ $< -L$(BUILD)/lib -lr2cc \
+# Unit tests link the static library: they may call its internals.
+$(BUILD)/tests/unit/%: tests/unit/%.c tests/lib/tap.h $(LIBA) $(LIBSO) | $(BUILD)/tests/unit
+	$(CC) $(ALL_CFLAGS) -Itests/lib -o $@ $< $(LIBA) -libverbs
+
+
+# Library tests the testbed runs in the nodes, against the shared library.
+$(BUILD)/tests/libr2cc/%: tests/libr2cc/%.c tests/lib/tap.h $(LIBSO) | $(BUILD)/tests/libr2cc
+	$(CC) $(ALL_CFLAGS) -Itests/lib -o $@.tmp $< -L$(BUILD)/lib -lr2cc \
 		-Wl,-rpath,$(BUILD)/lib
+	mv -f $@.tmp $@
 
 # Programs the testbed tests run inside the nodes (host root is shared).
 $(BUILD)/tests/kmod/%: tests/kmod/%.c tests/kmod/r2cc_test.h tests/lib/tap.h include/uapi/linux/r2cc.h | $(BUILD)/tests/kmod
@@ -95,7 +105,7 @@ $(BUILD)/tests/kmod/%: tests/kmod/%.c tests/kmod/r2cc_test.h tests/lib/tap.h inc
 		$(if $(filter genl,$*),$$(pkg-config --cflags --libs libnl-genl-3.0))
 	mv -f $@.tmp $@
 
-$(BUILD)/lib $(BUILD)/tools $(BUILD)/tests/unit $(BUILD)/tests/kmod:
+$(BUILD)/lib $(BUILD)/tools $(BUILD)/tests/unit $(BUILD)/tests/kmod $(BUILD)/tests/libr2cc:
 	mkdir -p $@
 
 # Apt packages, the Debian kernels of the testbed and their headers.

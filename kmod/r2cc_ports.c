@@ -183,6 +183,9 @@ static void r2cc_port_apply(struct r2cc_port *p, const struct r2cc_sample *s)
 	r2cc_port_report(p, s->state, 0);
 }
 
+/* Bit of r2cc_port.pending (kinds start at 1): the port reported an error. */
+#define R2CC_PENDING_DOWN 0
+
 static const u16 r2cc_port_kinds[] = {
 	R2CC_EV_GID_CHANGE, R2CC_EV_LID_CHANGE, R2CC_EV_PKEY_CHANGE,
 	R2CC_EV_CLIENT_REREGISTER, R2CC_EV_SM_CHANGE,
@@ -204,6 +207,17 @@ static void r2cc_port_work(struct work_struct *work)
 	for (i = 0; i < ARRAY_SIZE(r2cc_port_kinds); i++)
 		if (pending & BIT(r2cc_port_kinds[i]))
 			r2cc_emit_simple(dev, p, r2cc_port_kinds[i], 0);
+	if (s.ok && (pending & BIT(R2CC_PENDING_DOWN)) &&
+	    s.state == R2CC_PORT_ACTIVE && p->state == R2CC_PORT_ACTIVE) {
+		/*
+		 * The port went down and came back before this work looked:
+		 * a flap shorter than our latency is still a flap.
+		 */
+		struct r2cc_sample down = s;
+
+		down.state = R2CC_PORT_DOWN;
+		r2cc_port_apply(p, &down);
+	}
 	if (s.ok)
 		r2cc_port_apply(p, &s);
 out:
@@ -258,6 +272,8 @@ static void r2cc_event_handler(struct ib_event_handler *h, struct ib_event *e)
 
 	switch (e->event) {
 	case IB_EVENT_PORT_ERR:
+		kind = R2CC_PENDING_DOWN;
+		break;
 	case IB_EVENT_PORT_ACTIVE:
 		break;
 	case IB_EVENT_GID_CHANGE:
@@ -286,7 +302,7 @@ static void r2cc_event_handler(struct ib_event_handler *h, struct ib_event *e)
 	if (num < 1 || num > dev->nports)
 		return;
 	p = &dev->ports[num - 1];
-	if (kind)
+	if (e->event != IB_EVENT_PORT_ACTIVE)
 		set_bit(kind, &p->pending);
 	queue_work(r2cc_wq, &p->work);
 }

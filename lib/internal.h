@@ -3,7 +3,62 @@
 #ifndef R2CC_LIB_INTERNAL_H
 #define R2CC_LIB_INTERNAL_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <r2cc/r2cc.h>
+
 /* Everything is hidden (-fvisibility=hidden) unless marked for export. */
 #define R2CC_EXPORT __attribute__((visibility("default")))
+
+#define R2CC_MAX_NICS	64
+
+struct ibv_context;
+struct r2cc_state_header;
+
+/* A NIC selection parsed from R2CC_NICS: "a,b:2" or "^a,b". */
+struct r2cc_nic_sel {
+	bool exclude;
+	int n;
+	struct {
+		char dev[64];
+		uint32_t port;		/* 0: every port */
+	} item[R2CC_MAX_NICS];
+};
+
+int r2cc_nics_parse(const char *spec, struct r2cc_nic_sel *sel);
+bool r2cc_nics_match(const struct r2cc_nic_sel *sel, const char *dev,
+		     uint32_t port);
+
+struct r2cc_nic {
+	struct r2cc_nic_info info;
+	struct ibv_context *verbs;	/* verbs source: shared per device */
+	uint8_t state;			/* last known (verbs source) */
+	int32_t kmod_dev;		/* r2cc.ko device index, -1 */
+	int32_t slot;			/* state page slot, -1 */
+};
+
+struct r2cc_ctx {
+	r2cc_log_fn log;
+	void *log_arg;
+	int log_level;
+	uint32_t flags;
+	int nnics;
+	struct r2cc_nic nics[R2CC_MAX_NICS];
+	enum r2cc_notify_source source;
+	int kmod_fd;			/* /dev/r2cc, or -1 */
+	const struct r2cc_state_header *state;	/* mapped page, or NULL */
+	int epoll_fd;			/* verbs source: all async fds */
+	int ndevs;			/* devices with a NIC in use */
+	struct ibv_context *devs[R2CC_MAX_NICS];
+};
+
+void r2cc_log(const struct r2cc_ctx *ctx, enum r2cc_log_level level,
+	      const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+int r2cc_fabric_discover(struct r2cc_ctx *ctx, const struct r2cc_nic_sel *sel);
+void r2cc_fabric_close(struct r2cc_ctx *ctx);
+int r2cc_notify_open(struct r2cc_ctx *ctx);
+void r2cc_notify_close(struct r2cc_ctx *ctx);
 
 #endif
