@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # A real carrier loss (`r2cc-testbed link node0 0 down`) becomes a PORT_DOWN
 # record for rxe0 port 1 with the right states, ifindex and bandwidth; `up`
-# a PORT_UP record; sysfs counts both and the downtime.
+# a PORT_UP record; sysfs counts both and the downtime.  An address change
+# on a rail netdev is a GID_CHANGE record.
 . "$(dirname "$0")/../lib/tap.sh"
 tb_require 1
 plan_later
@@ -45,6 +46,15 @@ is "$(tb_exec node0 cat $s/down_events $s/up_events | tr '\n' ' ')" "1 1 " \
 dt=$(tb_exec node0 cat $s/down_time_ms)
 ok "$([ "$dt" -ge 500 ] && [ "$dt" -lt 20000 ] && echo 1)" "sysfs down_time_ms $dt"
 is "$(tb_exec node0 cat $s/state)" ACTIVE "sysfs state ACTIVE"
+# A new address on eth1 changes rxe1's GID table: a GID_CHANGE record.
+tb_exec node0 "$KTEST/watch" -n 1 -t 10000 >"$out" 2>&1 &
+wpid=$!
+for ((t = 0; t < 100; t++)); do grep -q ready "$out" && break; sleep 0.1; done
+tb_exec node0 ip addr add 198.18.1.200/24 dev eth1
+wait "$wpid"
+tb_exec node0 ip addr del 198.18.1.200/24 dev eth1
+set -- $(awk '$1 ~ /^[0-9]+$/' "$out")
+is "$2 $3 $4" "GID_CHANGE rxe1 1" "an address added to eth1: GID_CHANGE for rxe1 port 1"
 run_ok "rmmod" kmod_unload node0
 rm -f "$out"
 tb_finish
