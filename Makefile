@@ -148,6 +148,7 @@ check-testbed: all kmod-testbed
 demo: deps all
 	@scripts/demo.sh
 
+# The pkg-config file is written for the PREFIX given here, not the build's.
 install: lib
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/r2cc \
 		$(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(UDEVDIR)
@@ -155,7 +156,9 @@ install: lib
 	ln -sf libr2cc.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libr2cc.so
 	install -m 0644 $(LIBA) $(DESTDIR)$(LIBDIR)/
-	install -m 0644 $(PCFILE) $(DESTDIR)$(LIBDIR)/pkgconfig/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	    lib/r2cc.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/r2cc.pc
 	install -m 0644 include/r2cc/*.h $(DESTDIR)$(INCLUDEDIR)/r2cc/
 	install -m 0644 include/uapi/linux/r2cc.h $(DESTDIR)$(INCLUDEDIR)/linux/
 	install -m 0644 udev/*.rules $(DESTDIR)$(UDEVDIR)/
