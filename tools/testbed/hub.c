@@ -335,14 +335,18 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGPIPE, SIG_IGN);
 
-	ctl_fd = listen_unix(ctl_path);
-	if (ctl_fd < 0)
-		return 1;
+	/*
+	 * Ports first, the control socket last: once it answers, every port
+	 * is listening (a path exists from bind(), before listen()).
+	 */
 	for (i = 0; i < nports; i++) {
 		ports[i].lfd = listen_unix(ports[i].path);
 		if (ports[i].lfd < 0)
 			return 1;
 	}
+	ctl_fd = listen_unix(ctl_path);
+	if (ctl_fd < 0)
+		return 1;
 
 	while (!stop) {
 		struct pollfd pfd[1 + 2 * MAX_PORTS];
