@@ -28,8 +28,79 @@ static int r2cc_opts_check(const struct r2cc_ctx_opts *o)
 		return -EINVAL;
 	if (o->log_level < R2CC_LOG_ERROR || o->log_level > R2CC_LOG_DEBUG)
 		return -EINVAL;
-	if (o->flags & ~R2CC_CTX_NO_KMOD || o->reserved)
+	if (o->flags & ~R2CC_CTX_NO_KMOD || o->reserved || o->reserved2)
 		return -EINVAL;
+	if (o->chunk_size &&
+	    (o->chunk_size < R2CC_CHUNK_MIN || o->chunk_size > R2CC_CHUNK_MAX))
+		return -EINVAL;
+	if (o->stall_ms > 60000 || o->rail_depth > R2CC_RAIL_DEPTH_MAX ||
+	    o->peer_timeout_ms > 600000 || o->fallback > R2CC_FALLBACK_NONE)
+		return -EINVAL;
+	if (o->ctrl_ifname && (!*o->ctrl_ifname || strlen(o->ctrl_ifname) >= 16))
+		return -EINVAL;
+	return 0;
+}
+
+/* @val, else $@env, else @def; the result must lie in [@lo, @hi]. */
+static int tune_one(struct r2cc_ctx *ctx, uint32_t val, const char *env,
+		    uint32_t def, uint32_t lo, uint32_t hi, uint32_t *out)
+{
+	const char *s = getenv(env);
+	unsigned long long v;
+	char *end;
+
+	if (val) {
+		*out = val;
+		return 0;
+	}
+	if (!s || !*s) {
+		*out = def;
+		return 0;
+	}
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || v < lo || v > hi || *s == '-') {
+		r2cc_log(ctx, R2CC_LOG_ERROR, "%s=%s: want %u..%u", env, s,
+			 lo, hi);
+		return -EINVAL;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int r2cc_tune_resolve(struct r2cc_ctx *ctx, const struct r2cc_ctx_opts *o)
+{
+	struct r2cc_tune *t = &ctx->tune;
+	const char *ifn;
+	uint32_t fb;
+	int ret;
+
+	ret = tune_one(ctx, o->chunk_size, "R2CC_CHUNK_SIZE", 65536,
+		       R2CC_CHUNK_MIN, R2CC_CHUNK_MAX, &t->chunk_size);
+	ret = ret ?: tune_one(ctx, o->stall_ms, "R2CC_STALL_MS", 100, 1, 60000,
+			      &t->stall_ms);
+	ret = ret ?: tune_one(ctx, o->rail_depth, "R2CC_RAIL_DEPTH", 8, 1,
+			      R2CC_RAIL_DEPTH_MAX, &t->rail_depth);
+	ret = ret ?: tune_one(ctx, o->peer_timeout_ms, "R2CC_PEER_TIMEOUT_MS",
+			      5000, 100, 600000, &t->peer_timeout_ms);
+	if (ret)
+		return ret;
+	if (o->fallback) {
+		t->tcp_fallback = o->fallback == R2CC_FALLBACK_TCP;
+	} else {
+		ret = tune_one(ctx, 0, "R2CC_TCP_FALLBACK", 1, 0, 1, &fb);
+		if (ret)
+			return ret;
+		t->tcp_fallback = fb;
+	}
+	ifn = o->ctrl_ifname ? o->ctrl_ifname : getenv("R2CC_SOCKET_IFNAME");
+	if (ifn && strlen(ifn) >= sizeof(t->ctrl_ifname)) {
+		r2cc_log(ctx, R2CC_LOG_ERROR, "interface name '%s' too long",
+			 ifn);
+		return -EINVAL;
+	}
+	if (ifn)
+		strcpy(t->ctrl_ifname, ifn);
 	return 0;
 }
 
@@ -60,6 +131,9 @@ R2CC_EXPORT int r2cc_ctx_create(const struct r2cc_ctx_opts *opts,
 	ctx->kmod_fd = -1;
 	ctx->epoll_fd = -1;
 
+	ret = r2cc_tune_resolve(ctx, opts);
+	if (ret)
+		goto err;
 	nics = opts->nics ? opts->nics : getenv("R2CC_NICS");
 	ret = r2cc_nics_parse(nics, &sel);
 	if (ret) {
@@ -68,7 +142,7 @@ R2CC_EXPORT int r2cc_ctx_create(const struct r2cc_ctx_opts *opts,
 	}
 	ret = r2cc_fabric_discover(ctx, &sel);
 	if (ret)
-		goto err;
+		goto err_fabric;
 	ret = r2cc_notify_open(ctx);
 	if (ret)
 		goto err_fabric;

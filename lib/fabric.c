@@ -175,6 +175,7 @@ int r2cc_fabric_discover(struct r2cc_ctx *ctx, const struct r2cc_nic_sel *sel)
 			nic = &ctx->nics[ctx->nnics++];
 			describe(v, dev, p, &pa, &nic->info);
 			nic->verbs = v;
+			nic->dev = ctx->ndevs;	/* v is appended below */
 			nic->state = nic->info.state;
 			nic->kmod_dev = -1;
 			nic->slot = -1;
@@ -196,6 +197,15 @@ int r2cc_fabric_discover(struct r2cc_ctx *ctx, const struct r2cc_nic_sel *sel)
 		r2cc_log(ctx, R2CC_LOG_ERROR, "no usable NIC");
 		return -ENODEV;
 	}
+	/* One protection domain per device: every MR and QP lives in it. */
+	for (d = 0; d < ctx->ndevs; d++) {
+		ctx->pds[d] = ibv_alloc_pd(ctx->devs[d]);
+		if (!ctx->pds[d]) {
+			r2cc_log(ctx, R2CC_LOG_ERROR, "%s: no protection domain",
+				 ibv_get_device_name(ctx->devs[d]->device));
+			return -ENOMEM;
+		}
+	}
 	return 0;
 }
 
@@ -203,8 +213,12 @@ void r2cc_fabric_close(struct r2cc_ctx *ctx)
 {
 	int i;
 
-	for (i = 0; i < ctx->ndevs; i++)
+	for (i = 0; i < ctx->ndevs; i++) {
+		if (ctx->pds[i])
+			ibv_dealloc_pd(ctx->pds[i]);
+		ctx->pds[i] = NULL;
 		ibv_close_device(ctx->devs[i]);
+	}
 	ctx->ndevs = 0;
 	ctx->nnics = 0;
 }

@@ -12,6 +12,9 @@
 #define R2CC_EXPORT __attribute__((visibility("default")))
 
 #define R2CC_MAX_NICS	64
+#define R2CC_CHUNK_MIN	4096u
+#define R2CC_CHUNK_MAX	(64u << 20)
+#define R2CC_RAIL_DEPTH_MAX 128u
 
 struct ibv_context;
 struct r2cc_state_header;
@@ -30,10 +33,21 @@ int r2cc_nics_parse(const char *spec, struct r2cc_nic_sel *sel);
 bool r2cc_nics_match(const struct r2cc_nic_sel *sel, const char *dev,
 		     uint32_t port);
 
+/* Transport options after defaults and the environment (ctx.c). */
+struct r2cc_tune {
+	uint32_t chunk_size;
+	uint32_t stall_ms;
+	uint32_t rail_depth;
+	uint32_t peer_timeout_ms;
+	bool tcp_fallback;
+	char ctrl_ifname[16];
+};
+
 struct r2cc_nic {
 	struct r2cc_nic_info info;
 	struct ibv_context *verbs;	/* verbs source: shared per device */
 	uint8_t state;			/* last known (verbs source) */
+	int dev;			/* index into ctx->devs / ctx->pds */
 	int32_t kmod_dev;		/* r2cc.ko device index, -1 */
 	int32_t slot;			/* state page slot, -1 */
 };
@@ -51,6 +65,12 @@ struct r2cc_ctx {
 	int epoll_fd;			/* verbs source: all async fds */
 	int ndevs;			/* devices with a NIC in use */
 	struct ibv_context *devs[R2CC_MAX_NICS];
+	struct ibv_pd *pds[R2CC_MAX_NICS];
+	struct r2cc_tune tune;		/* resolved transport options */
+	struct r2cc_conn *conns;	/* every connection, for progress */
+	/* NIC changes seen by the transport, kept for r2cc_next_event() */
+	struct r2cc_nic_event evq[64];
+	unsigned int evq_head, evq_len;
 };
 
 void r2cc_log(const struct r2cc_ctx *ctx, enum r2cc_log_level level,
@@ -60,5 +80,13 @@ int r2cc_fabric_discover(struct r2cc_ctx *ctx, const struct r2cc_nic_sel *sel);
 void r2cc_fabric_close(struct r2cc_ctx *ctx);
 int r2cc_notify_open(struct r2cc_ctx *ctx);
 void r2cc_notify_close(struct r2cc_ctx *ctx);
+/* Next NIC change from the source itself: 1 with @ev, 0 none, -errno. */
+int r2cc_notify_poll(struct r2cc_ctx *ctx, struct r2cc_nic_event *ev);
+void r2cc_notify_drain(struct r2cc_ctx *ctx);
+uint64_t r2cc_now_ns(void);
+
+/* The transport hears every NIC change (xfer.c). */
+void r2cc_xport_nic_event(struct r2cc_ctx *ctx, const struct r2cc_nic_event *ev);
+int r2cc_tune_resolve(struct r2cc_ctx *ctx, const struct r2cc_ctx_opts *o);
 
 #endif

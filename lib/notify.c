@@ -23,7 +23,7 @@
 
 #include "internal.h"
 
-static uint64_t now_ns(void)
+uint64_t r2cc_now_ns(void)
 {
 	struct timespec ts;
 
@@ -221,7 +221,7 @@ static int verbs_poll_one(struct r2cc_ctx *ctx, struct r2cc_nic_event *ev)
 			ev->new_state = nic_state(pa.state);
 			ev->source = R2CC_NOTIFY_VERBS;
 			ev->injected = 0;
-			ev->time_ns = now_ns();
+			ev->time_ns = r2cc_now_ns();
 			ctx->nics[i].state = ev->new_state;
 			return 1;
 		}
@@ -236,6 +236,37 @@ R2CC_EXPORT int r2cc_event_fd(const struct r2cc_ctx *ctx)
 	return ctx->source == R2CC_NOTIFY_KMOD ? ctx->kmod_fd : ctx->epoll_fd;
 }
 
+int r2cc_notify_poll(struct r2cc_ctx *ctx, struct r2cc_nic_event *ev)
+{
+	int ret;
+
+	ev->size = sizeof(*ev);
+	ret = ctx->source == R2CC_NOTIFY_KMOD ? kmod_poll_one(ctx, ev) :
+						verbs_poll_one(ctx, ev);
+	if (ret == 1)
+		r2cc_xport_nic_event(ctx, ev);
+	return ret;
+}
+
+/*
+ * The transport reads the source as it makes progress: what it reads is
+ * kept for r2cc_next_event() (the oldest is dropped when the application
+ * does not read them).
+ */
+void r2cc_notify_drain(struct r2cc_ctx *ctx)
+{
+	struct r2cc_nic_event ev;
+	unsigned int n = sizeof(ctx->evq) / sizeof(ctx->evq[0]);
+
+	while (r2cc_notify_poll(ctx, &ev) == 1) {
+		if (ctx->evq_len == n) {
+			ctx->evq_head = (ctx->evq_head + 1) % n;
+			ctx->evq_len--;
+		}
+		ctx->evq[(ctx->evq_head + ctx->evq_len++) % n] = ev;
+	}
+}
+
 R2CC_EXPORT int r2cc_next_event(struct r2cc_ctx *ctx,
 				struct r2cc_nic_event *ev, int timeout_ms)
 {
@@ -245,19 +276,25 @@ R2CC_EXPORT int r2cc_next_event(struct r2cc_ctx *ctx,
 	if (!ctx || !ev || ev->size != sizeof(*ev) || timeout_ms < -1)
 		return -EINVAL;
 	if (timeout_ms > 0)
-		deadline = now_ns() + (uint64_t)timeout_ms * 1000000ull;
+		deadline = r2cc_now_ns() + (uint64_t)timeout_ms * 1000000ull;
 	for (;;) {
 		struct pollfd p = { .fd = r2cc_event_fd(ctx), .events = POLLIN };
 		int wait = timeout_ms;
 
-		ret = ctx->source == R2CC_NOTIFY_KMOD ?
-		      kmod_poll_one(ctx, ev) : verbs_poll_one(ctx, ev);
+		if (ctx->evq_len) {
+			*ev = ctx->evq[ctx->evq_head];
+			ctx->evq_head = (ctx->evq_head + 1) %
+					(sizeof(ctx->evq) / sizeof(ctx->evq[0]));
+			ctx->evq_len--;
+			return 1;
+		}
+		ret = r2cc_notify_poll(ctx, ev);
 		if (ret)
 			return ret;
 		if (timeout_ms == 0)
 			return 0;
 		if (timeout_ms > 0) {
-			uint64_t t = now_ns();
+			uint64_t t = r2cc_now_ns();
 
 			if (t >= deadline)
 				return 0;

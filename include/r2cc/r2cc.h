@@ -48,6 +48,13 @@ typedef void (*r2cc_log_fn)(void *arg, enum r2cc_log_level level,
 /* struct r2cc_ctx_opts.flags */
 #define R2CC_CTX_NO_KMOD	(1U << 0)	/* ignore /dev/r2cc even if present */
 
+/* What a connection does with no RDMA rail left. */
+enum r2cc_fallback {
+	R2CC_FALLBACK_DEFAULT = 0,	/* $R2CC_TCP_FALLBACK (0/1), else TCP */
+	R2CC_FALLBACK_TCP = 1,		/* carry on over the control channel */
+	R2CC_FALLBACK_NONE = 2,		/* fail operations with -ENETDOWN */
+};
+
 struct r2cc_ctx_opts {
 	size_t size;		/* sizeof(struct r2cc_ctx_opts) */
 	r2cc_log_fn log;	/* NULL: silent */
@@ -60,6 +67,23 @@ struct r2cc_ctx_opts {
 	const char *nics;
 	uint32_t flags;		/* R2CC_CTX_* */
 	uint32_t reserved;
+	/*
+	 * Transport tuning.  0 takes the environment variable named in the
+	 * comment, else the default in brackets.
+	 */
+	uint32_t chunk_size;	/* R2CC_CHUNK_SIZE bytes [65536], 4 KiB..64 MiB */
+	uint32_t stall_ms;	/* R2CC_STALL_MS [100]: silent-rail detector */
+	uint32_t rail_depth;	/* R2CC_RAIL_DEPTH chunks in flight per rail [8] */
+	uint32_t peer_timeout_ms;	/* R2CC_PEER_TIMEOUT_MS [5000] */
+	uint32_t fallback;	/* enum r2cc_fallback */
+	uint32_t reserved2;
+	/*
+	 * Network interface for the out-of-band control channel (prefix
+	 * match, like NCCL_SOCKET_IFNAME).  NULL: $R2CC_SOCKET_IFNAME, else
+	 * the first IPv4 interface that is up, not loopback and not under a
+	 * NIC in use; loopback last.
+	 */
+	const char *ctrl_ifname;
 };
 
 struct r2cc_ctx;
@@ -151,6 +175,154 @@ int r2cc_next_event(struct r2cc_ctx *ctx, struct r2cc_nic_event *ev,
  * Returns 1, 0, or -EINVAL for a bad index.
  */
 int r2cc_nic_is_active(const struct r2cc_ctx *ctx, int i);
+
+/* ------------------------------------------------------------ memory */
+
+struct r2cc_mr;
+
+/*
+ * Register [@addr, @addr + @len) on every NIC in use, up front, so that a
+ * failover never registers or exchanges keys.  Host memory.  Returns 0 and
+ * sets *@mr, -EINVAL (NULL, zero length, flags), -ENOMEM, or the errno of
+ * the first NIC that refused it (nothing stays registered then).
+ */
+int r2cc_mr_reg(struct r2cc_ctx *ctx, void *addr, size_t len, uint32_t flags,
+		struct r2cc_mr **mr);
+
+/*
+ * The same for a DMA-BUF (GPU memory exported by the driver): @offset into
+ * @fd, mapped at @addr in the caller.  -EOPNOTSUPP where a NIC cannot.
+ */
+int r2cc_mr_reg_dmabuf(struct r2cc_ctx *ctx, void *addr, size_t len,
+		       uint64_t offset, int fd, uint32_t flags,
+		       struct r2cc_mr **mr);
+
+/* Release: -EBUSY while an operation in flight still uses it. */
+int r2cc_mr_dereg(struct r2cc_mr *mr);
+
+/* ------------------------------------------------------------ connections */
+
+/*
+ * A connection carries messages one way, from the side that called
+ * r2cc_connect() to the side that accepted it (as NCCL's send and receive
+ * comms do).  It holds one RC QP per rail (local NIC i <-> the peer's NIC i)
+ * plus a TCP control channel.  Nothing blocks: connect and accept return
+ * at once, and r2cc_conn_ready() / r2cc_test() move things on.  A context
+ * and everything made from it must be used by one thread at a time.
+ */
+#define R2CC_HANDLE_SIZE 64
+
+struct r2cc_handle {
+	uint8_t bytes[R2CC_HANDLE_SIZE];	/* opaque, pass to the peer */
+};
+
+struct r2cc_listener;
+struct r2cc_conn;
+struct r2cc_req;
+
+/* Listen for connections; *@handle tells a peer how to reach this one. */
+int r2cc_listen(struct r2cc_ctx *ctx, struct r2cc_handle *handle,
+		struct r2cc_listener **listener);
+int r2cc_listener_close(struct r2cc_listener *listener);
+
+/*
+ * Start connecting to the listener behind @handle.  Returns 0 with
+ * *@conn (not yet ready), -EINVAL for a handle not made by r2cc_listen().
+ */
+int r2cc_connect(struct r2cc_ctx *ctx, const struct r2cc_handle *handle,
+		 struct r2cc_conn **conn);
+
+/* Take the next incoming connection: 0 with *@conn, or -EAGAIN. */
+int r2cc_accept(struct r2cc_listener *listener, struct r2cc_conn **conn);
+
+/* 1 when every rail is connected, 0 not yet, or -errno (then close it). */
+int r2cc_conn_ready(struct r2cc_conn *conn);
+
+/*
+ * Close: operations still pending fail with -ECANCELED and are freed.
+ * Returns 0, or -EINVAL for NULL.
+ */
+int r2cc_conn_close(struct r2cc_conn *conn);
+
+/* ------------------------------------------------------------ messages */
+
+#define R2CC_MAX_RECVS 8
+
+/*
+ * Send @len bytes at @buf (inside @mr) with @tag.  Sends are matched, in
+ * order, to the receives the peer posts; within a grouped receive, to the
+ * first unmatched buffer with the same tag.  Returns 0 with *@req, or
+ * -EINVAL (NULL, buffer outside @mr), -ENOTCONN (not ready), -ENETDOWN (no
+ * rail left and the TCP fallback is off), -ECONNRESET (peer gone).
+ */
+int r2cc_isend(struct r2cc_conn *conn, struct r2cc_mr *mr, const void *buf,
+	       size_t len, uint32_t tag, struct r2cc_req **req);
+
+/*
+ * Receive up to @n (1..R2CC_MAX_RECVS) messages, one into each buffer, as
+ * one request; a message longer than its buffer fails the request with
+ * -EMSGSIZE.  @mrs[i] may be NULL only when @lens[i] is 0.
+ */
+int r2cc_irecv(struct r2cc_conn *conn, int n, void *const *bufs,
+	       const size_t *lens, const uint32_t *tags,
+	       struct r2cc_mr *const *mrs, struct r2cc_req **req);
+
+/*
+ * Make progress; set *@done to 1 when @req has completed, and then (for a
+ * receive, when @sizes is not NULL) the size of each message.  A completed
+ * or failed request is freed by this call.  Returns 0, or -errno when the
+ * request failed.  A buffer is handed back only when no rail can still
+ * write into it or read from it.
+ */
+int r2cc_test(struct r2cc_req *req, int *done, size_t *sizes);
+
+/* Make progress on every connection of @ctx without testing anything. */
+int r2cc_progress(struct r2cc_ctx *ctx);
+
+/* ------------------------------------------------------------ stats */
+
+enum r2cc_rail_state {
+	R2CC_RAIL_CONNECTING = 0,
+	R2CC_RAIL_UP = 1,
+	R2CC_RAIL_DOWN = 2,	/* failed, fenced; waits for the port */
+	R2CC_RAIL_PROBING = 3,	/* reconnected, proving itself */
+};
+
+struct r2cc_rail_stats {
+	size_t size;		/* in: sizeof(struct r2cc_rail_stats) */
+	int32_t nic;		/* local NIC index */
+	uint8_t state;		/* enum r2cc_rail_state */
+	uint8_t reserved[3];
+	uint64_t bytes;		/* payload bytes completed on this rail */
+	uint64_t chunks;
+	uint64_t failures;	/* times the rail was declared down */
+	uint64_t rollbacks;	/* chunks taken back from it */
+	uint64_t failbacks;	/* times it came back */
+	uint64_t weight;	/* share of the schedule (bandwidth, Mbit/s) */
+};
+
+struct r2cc_conn_stats {
+	size_t size;		/* in: sizeof(struct r2cc_conn_stats) */
+	int32_t nrails;
+	uint8_t notify_source;	/* enum r2cc_notify_source */
+	uint8_t fallback;	/* no rail up: carried over TCP */
+	uint8_t reserved[2];
+	uint64_t msgs;		/* messages completed */
+	uint64_t bytes;		/* payload bytes, every path */
+	uint64_t resent_bytes;	/* sent again after a rollback */
+	uint64_t tcp_bytes;	/* carried by the TCP fallback */
+	uint64_t failovers;	/* rail failures handled */
+	uint64_t repairs;	/* failures whose re-sent chunks completed */
+	uint64_t repair_ns_last;	/* detection to first re-sent completion */
+	uint64_t repair_ns_max;
+};
+
+/*
+ * Copy the connection's counters, and those of up to @nrails rails into
+ * @rails (may be NULL).  Returns the number of rails, or -EINVAL.
+ */
+int r2cc_conn_stats(struct r2cc_conn *conn, struct r2cc_conn_stats *stats,
+		    struct r2cc_rail_stats *rails, int nrails);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,621 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
+/*
+ * The progress engine: control messages, completions, matching sends to
+ * announced receives, striping chunks over the rails, the stall detector,
+ * settling a failed rail's chunks, and the TCP fallback.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xport.h"
+
+#define FALLBACK_QUEUE	(1u << 20)	/* TCP bytes queued at most */
+#define CTRL_BURST	64		/* control messages per progress call */
+
+static int rail_idx(const struct r2cc_conn *c, const struct rail *r)
+{
+	return (int)(r - c->rails);
+}
+
+/* ------------------------------------------------------------ sender */
+
+static void match(struct r2cc_conn *c)
+{
+	while (c->sq_head && c->cts_len) {
+		struct r2cc_req *q = c->sq_head;
+		struct cts *g = &c->ctsq[c->cts_head];
+		const struct wire_cts_entry *e;
+		struct msg *m;
+		int i, k;
+
+		for (i = 0; i < g->count; i++)
+			if (!g->matched[i] && g->e[i].tag == q->stag)
+				break;
+		if (i < g->count &&
+		    c->msgs[g->e[i].msg_id & MSG_ID_MASK].used)
+			return;	/* the slot's last message still settles */
+		c->sq_head = q->next;
+		if (!c->sq_head)
+			c->sq_tail = NULL;
+		q->next = NULL;
+		if (i == g->count) {
+			/* No receive posted with this tag: the caller's bug. */
+			q->err = -ENOMSG;
+			q->ndone = q->n;
+			continue;
+		}
+		e = &g->e[i];
+		g->matched[i] = true;
+		m = &c->msgs[e->msg_id & MSG_ID_MASK];
+		m->used = true;
+		m->id = e->msg_id & MSG_ID_MASK;
+		m->req = q;
+		m->buf = q->sbuf;
+		m->len = q->sizes[0];
+		m->mr = q->smr;
+		q->smr = NULL;
+		m->tag = q->stag;
+		m->nchunks = nchunks_of(c, m->len);
+		m->raddr = e->addr;
+		for (k = 0; k < c->nrails; k++)
+			m->rkey[k] = e->rkey[k];
+		q->m[0] = m;
+		if (m->len > e->len) {
+			struct wire_msg_err w = { .msg_id = m->id,
+						  .err = EMSGSIZE };
+
+			ctrl_send(&c->ctl, W_MSG_ERR, &w, sizeof(w), NULL, 0);
+			msg_done(c, m, -EMSGSIZE);
+		} else {
+			m->chunk_state = calloc(m->nchunks, 1);
+			m->chunk_rail = calloc(m->nchunks, 1);
+			if (!m->chunk_state || !m->chunk_rail) {
+				conn_fail(c, -ENOMEM, "chunk table");
+				return;
+			}
+			c->pend_msgs++;
+		}
+		for (i = 0; i < g->count && g->matched[i]; i++)
+			;
+		if (i == g->count) {
+			c->cts_head = (c->cts_head + 1) % MAX_RECV_REQS;
+			c->cts_len--;
+		}
+	}
+}
+
+/* The next chunk to send, oldest message first.  Returns its message. */
+static struct msg *next_chunk(struct r2cc_conn *c, uint32_t *chunk)
+{
+	uint32_t base = c->next_msg_id - MAX_MSGS, n;
+
+	/* Message ids are sequential: scan from the oldest possible one. */
+	for (n = 0; n < MAX_MSGS; n++) {
+		struct msg *m = &c->msgs[(base + n) & MSG_ID_MASK];
+
+		if (!m->used || m->done || !m->chunk_state)
+			continue;
+		while (m->cursor < m->nchunks &&
+		       m->chunk_state[m->cursor] != CH_PENDING)
+			m->cursor++;
+		if (m->cursor < m->nchunks) {
+			*chunk = m->cursor;
+			return m;
+		}
+	}
+	return NULL;
+}
+
+/* The up rail with room whose share of the bytes is furthest behind. */
+static struct rail *pick_rail(struct r2cc_conn *c)
+{
+	struct rail *best = NULL;
+	int i;
+
+	for (i = 0; i < c->nrails; i++) {
+		struct rail *r = &c->rails[i];
+
+		if (r->state != RAIL_UP ||
+		    r->outstanding >= (int)c->ctx->tune.rail_depth)
+			continue;
+		if (!best || r->vtime < best->vtime)
+			best = r;
+	}
+	return best;
+}
+
+static uint64_t weight(const struct r2cc_conn *c, const struct rail *r)
+{
+	uint64_t w = c->ctx->nics[r->nic].info.bandwidth_mbps;
+
+	return w ? w : 1;
+}
+
+static bool post_chunk(struct r2cc_conn *c, struct rail *r, struct msg *m,
+		       uint32_t k)
+{
+	size_t off = (size_t)k * c->chunk_size, len = chunk_len(c, m, k);
+	int ri = rail_idx(c, r);
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)m->buf + off,
+		.length = (uint32_t)len,
+		.lkey = m->mr ? m->mr->mrs[c->ctx->nics[r->nic].dev]->lkey : 0,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = (uint64_t)m->id << 32 | k,
+		.sg_list = &sge,
+		.num_sge = len ? 1 : 0,
+		.opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
+		.send_flags = IBV_SEND_SIGNALED,
+		.imm_data = htobe32(imm_make(m->id, k, k == m->nchunks - 1)),
+		.wr.rdma = { .remote_addr = m->raddr + off,
+			     .rkey = m->rkey[ri] },
+	}, *bad;
+
+	if (ibv_post_send(r->qp, &wr, &bad)) {
+		rail_fail(c, r, "post failed");
+		return false;
+	}
+	if (!r->outstanding)
+		r->last_progress_ns = r2cc_now_ns();
+	r->outstanding++;
+	m->chunk_state[k] = CH_POSTED;
+	m->chunk_rail[k] = (uint8_t)(ri | (m->chunk_rail[k] & RESENT));
+	r->vtime += (len ? len : 1) * 1000 / weight(c, r);
+	return true;
+}
+
+static void schedule(struct r2cc_conn *c)
+{
+	struct rail *r;
+	struct msg *m;
+	uint32_t k;
+
+	while (c->pend_msgs && (r = pick_rail(c)) &&
+	       (m = next_chunk(c, &k)))
+		if (!post_chunk(c, r, m, k))
+			return;
+}
+
+static void repaired(struct r2cc_conn *c)
+{
+	uint64_t t;
+
+	if (!c->repair_open)
+		return;
+	t = r2cc_now_ns() - c->detect_ns;
+	c->repair_open = false;
+	c->st.repairs++;
+	c->st.repair_ns_last = t;
+	if (t > c->st.repair_ns_max)
+		c->st.repair_ns_max = t;
+	r2cc_log(c->ctx, R2CC_LOG_INFO, "repaired in %.3f ms", t / 1e6);
+}
+
+static void chunk_done(struct r2cc_conn *c, struct msg *m, uint32_t k,
+		       struct rail *r)
+{
+	size_t len = chunk_len(c, m, k);
+
+	m->chunk_state[k] = CH_DONE;
+	if (r) {
+		r->st.bytes += len;
+		r->st.chunks++;
+	}
+	if (m->chunk_rail[k] & RESENT)
+		repaired(c);
+	if (++m->ndone == m->nchunks)
+		msg_done(c, m, 0);
+}
+
+/* With no rail up, chunks go over the control channel. */
+static void fallback(struct r2cc_conn *c)
+{
+	struct msg *m;
+	uint32_t k;
+
+	c->fallback = true;
+	while (c->ctl.out_len - c->ctl.out_off < FALLBACK_QUEUE &&
+	       (m = next_chunk(c, &k))) {
+		size_t len = chunk_len(c, m, k), off = 0;
+
+		do {
+			struct wire_data d = {
+				.msg_id = m->id, .chunk = k, .off = (uint32_t)off,
+				.len = (uint32_t)(len - off < WIRE_DATA_MAX ?
+						  len - off : WIRE_DATA_MAX),
+			};
+
+			if (off + d.len == len)
+				d.flags = WIRE_DATA_EOC |
+					  (k == m->nchunks - 1 ? WIRE_DATA_LAST : 0);
+			if (ctrl_send(&c->ctl, W_DATA, &d, sizeof(d),
+				      m->buf + (size_t)k * c->chunk_size + off,
+				      d.len) < 0)
+				return;
+			off += d.len;
+		} while (off < len);
+		c->st.tcp_bytes += len;
+		chunk_done(c, m, k, NULL);
+	}
+}
+
+/* The chunks @r carried without a completion: arrived, or sent again. */
+void xfer_sender_resolve(struct r2cc_conn *c, struct rail *r)
+{
+	const uint8_t *map[MAX_MSGS] = { 0 };
+	uint32_t nbits[MAX_MSGS] = { 0 };
+	const uint8_t *p = r->fenced_map, *end = p + r->fenced_len;
+	const struct wire_fenced *f = (const void *)p;
+	int ri = rail_idx(c, r);
+	uint32_t i, k;
+
+	p += sizeof(*f);
+	for (i = 0; i < f->nmsgs; i++) {
+		const struct wire_fenced_msg *fm = (const void *)p;
+		size_t bytes;
+
+		if ((size_t)(end - p) < sizeof(*fm))
+			goto bad;
+		bytes = ((size_t)fm->nbits + 63) / 64 * 8;
+		if (fm->msg_id >= MAX_MSGS || fm->nbits > IMM_CHUNK_MASK ||
+		    (size_t)(end - p) - sizeof(*fm) < bytes)
+			goto bad;
+		map[fm->msg_id] = p + sizeof(*fm);
+		nbits[fm->msg_id] = fm->nbits;
+		p += sizeof(*fm) + bytes;
+	}
+	for (i = 0; i < MAX_MSGS; i++) {
+		struct msg *m = &c->msgs[i];
+
+		if (!m->used || m->done || !m->chunk_state)
+			continue;
+		for (k = 0; k < m->nchunks && !m->done; k++) {
+			if (m->chunk_state[k] != CH_POSTED ||
+			    (m->chunk_rail[k] & ~RESENT) != ri)
+				continue;
+			if (map[i] && k >= nbits[i])
+				goto bad;
+			/* Not listed: the receiver had the whole message. */
+			if (!map[i] || map[i][k / 8] & (1u << (k % 8))) {
+				chunk_done(c, m, k, r);
+				continue;
+			}
+			m->chunk_state[k] = CH_PENDING;
+			m->chunk_rail[k] = RESENT;
+			if (k < m->cursor)
+				m->cursor = k;
+			r->st.rollbacks++;
+			c->st.resent_bytes += chunk_len(c, m, k);
+		}
+	}
+	free(r->fenced_map);
+	r->fenced_map = NULL;
+	return;
+bad:
+	free(r->fenced_map);
+	r->fenced_map = NULL;
+	conn_fail(c, -EPROTO, "bad fence report");
+}
+
+static void sender_cq(struct r2cc_conn *c, struct rail *r,
+		      const struct ibv_wc *wc)
+{
+	struct msg *m;
+	uint32_t k;
+
+	r->outstanding--;
+	if (wc->status == IBV_WC_SUCCESS)
+		r->last_progress_ns = r2cc_now_ns();
+	if (wc->wr_id == PROBE_WRID) {
+		if (wc->status != IBV_WC_WR_FLUSH_ERR)
+			rail_probe_done(c, r, wc->status == IBV_WC_SUCCESS);
+		return;
+	}
+	if (wc->status != IBV_WC_SUCCESS) {
+		if (wc->status != IBV_WC_WR_FLUSH_ERR)
+			rail_fail(c, r, ibv_wc_status_str(wc->status));
+		return;	/* the chunk stays posted until the fence settles */
+	}
+	m = &c->msgs[(wc->wr_id >> 32) & MSG_ID_MASK];
+	k = (uint32_t)wc->wr_id;
+	if (m->used && !m->done && m->chunk_state && k < m->nchunks &&
+	    m->chunk_state[k] == CH_POSTED &&
+	    (m->chunk_rail[k] & ~RESENT) == rail_idx(c, r))
+		chunk_done(c, m, k, r);
+}
+
+/* ------------------------------------------------------------ receiver */
+
+static void arrive(struct r2cc_conn *c, uint32_t id, uint32_t k, bool last,
+		   size_t last_len)
+{
+	struct msg *m = &c->msgs[id & MSG_ID_MASK];
+
+	if (!m->used || m->done || !m->bitmap || k >= m->nchunks) {
+		conn_fail(c, -EPROTO, "chunk for no open receive");
+		return;
+	}
+	if (last) {
+		size_t size = (size_t)k * c->chunk_size + last_len;
+
+		if (size > m->len) {
+			conn_fail(c, -EPROTO, "message overran its buffer");
+			return;
+		}
+		m->total = k + 1;
+		m->size = size;
+	}
+	if (!(m->bitmap[k / 8] & (1u << (k % 8)))) {
+		m->bitmap[k / 8] |= (uint8_t)(1u << (k % 8));
+		m->ndone++;
+	}
+	if (m->total >= 0 && m->ndone >= (uint32_t)m->total)
+		msg_done(c, m, 0);
+}
+
+static void receiver_cq(struct r2cc_conn *c, struct rail *r,
+			const struct ibv_wc *wc)
+{
+	uint32_t imm;
+
+	r->rq_posted--;
+	if (wc->status != IBV_WC_SUCCESS) {
+		if (wc->status != IBV_WC_WR_FLUSH_ERR)
+			rail_fail(c, r, ibv_wc_status_str(wc->status));
+		return;
+	}
+	if (wc->opcode == IBV_WC_RECV)	/* a probe */
+		return;
+	if (wc->opcode != IBV_WC_RECV_RDMA_WITH_IMM ||
+	    !(wc->wc_flags & IBV_WC_WITH_IMM)) {
+		conn_fail(c, -EPROTO, "unexpected completion");
+		return;
+	}
+	imm = be32toh(wc->imm_data);
+	r->st.bytes += wc->byte_len;
+	r->st.chunks++;
+	arrive(c, imm >> IMM_MSG_SHIFT, imm & IMM_CHUNK_MASK,
+	       imm & IMM_LAST, wc->byte_len);
+}
+
+/* W_FENCED body: what arrived of every open receive. */
+size_t xfer_fenced_report(struct r2cc_conn *c, uint8_t **out)
+{
+	size_t len = sizeof(struct wire_fenced), off;
+	struct wire_fenced *f;
+	uint32_t i;
+	uint8_t *p;
+
+	for (i = 0; i < MAX_MSGS; i++)
+		if (c->msgs[i].used && !c->msgs[i].done && c->msgs[i].bitmap)
+			len += sizeof(struct wire_fenced_msg) +
+			       ((size_t)c->msgs[i].nchunks + 63) / 64 * 8;
+	p = calloc(1, len);
+	*out = p;
+	if (!p)
+		return 0;
+	f = (void *)p;
+	off = sizeof(*f);
+	for (i = 0; i < MAX_MSGS; i++) {
+		const struct msg *m = &c->msgs[i];
+		struct wire_fenced_msg *fm = (void *)(p + off);
+
+		if (!m->used || m->done || !m->bitmap)
+			continue;
+		fm->msg_id = i;
+		fm->nbits = m->nchunks;
+		memcpy(fm + 1, m->bitmap, (m->nchunks + 7) / 8);
+		off += sizeof(*fm) + ((size_t)m->nchunks + 63) / 64 * 8;
+		f->nmsgs++;
+	}
+	return len;
+}
+
+static void on_data(struct r2cc_conn *c, const struct wire_data *d,
+		    size_t len)
+{
+	struct msg *m = &c->msgs[d->msg_id & MSG_ID_MASK];
+	size_t at = (size_t)d->chunk * c->chunk_size + d->off;
+
+	if (c->sender || d->msg_id >= MAX_MSGS || len != sizeof(*d) + d->len ||
+	    !m->used || m->done || !m->bitmap || d->chunk >= m->nchunks ||
+	    d->off > c->chunk_size || d->len > c->chunk_size - d->off ||
+	    at > m->len || d->len > m->len - at || d->reserved) {
+		conn_fail(c, -EPROTO, "bad fallback data");
+		return;
+	}
+	memcpy(m->buf + at, d + 1, d->len);
+	c->st.tcp_bytes += d->len;
+	c->fallback = true;
+	if (d->flags & WIRE_DATA_EOC)
+		arrive(c, d->msg_id, d->chunk, d->flags & WIRE_DATA_LAST,
+		       d->off + d->len);
+}
+
+static void on_cts(struct r2cc_conn *c, const struct wire_cts *w, size_t len)
+{
+	struct cts *g;
+	uint32_t i;
+
+	if (!c->sender || !w->count || w->count > R2CC_MAX_RECVS ||
+	    len != sizeof(*w) + w->count * sizeof(w->e[0]) ||
+	    c->cts_len == MAX_RECV_REQS) {
+		conn_fail(c, -EPROTO, "bad receive announcement");
+		return;
+	}
+	g = &c->ctsq[(c->cts_head + c->cts_len) % MAX_RECV_REQS];
+	memset(g, 0, sizeof(*g));
+	for (i = 0; i < w->count; i++) {
+		if (w->e[i].msg_id != (c->next_msg_id & MSG_ID_MASK)) {
+			conn_fail(c, -EPROTO, "receive out of sequence");
+			return;
+		}
+		c->next_msg_id++;
+		g->e[i] = w->e[i];
+	}
+	g->count = (int)w->count;
+	c->cts_len++;
+}
+
+static const uint32_t min_len[W_TYPE_MAX] = {
+	[W_CTS] = sizeof(struct wire_cts),
+	[W_RAIL_DOWN] = sizeof(struct wire_rail),
+	[W_FENCED] = sizeof(struct wire_fenced),
+	[W_NIC] = sizeof(struct wire_nic),
+	[W_RAIL_REQ] = sizeof(struct wire_rail_req),
+	[W_RAIL_ACK] = sizeof(struct wire_rail_ack),
+	[W_DATA] = sizeof(struct wire_data),
+	[W_MSG_ERR] = sizeof(struct wire_msg_err),
+};
+
+static void dispatch(struct r2cc_conn *c)
+{
+	const struct wire_hdr *h = (const void *)c->ctl.in;
+	const void *p = h + 1;
+	const struct wire_msg_err *e = p;
+
+	if (h->type == W_HELLO || h->type == W_HELLO_ACK ||
+	    h->len < min_len[h->type]) {
+		conn_fail(c, -EPROTO, "bad control message");
+		return;
+	}
+	switch (h->type) {
+	case W_CTS:
+		on_cts(c, p, h->len);
+		break;
+	case W_DATA:
+		on_data(c, p, h->len);
+		break;
+	case W_MSG_ERR:
+		if (c->sender || e->msg_id >= MAX_MSGS || e->err <= 0 ||
+		    !c->msgs[e->msg_id].used) {
+			conn_fail(c, -EPROTO, "bad message error");
+			return;
+		}
+		msg_done(c, &c->msgs[e->msg_id], -e->err);
+		break;
+	default:
+		rail_on_msg(c, h->type, p, h->len);
+	}
+}
+
+/* ------------------------------------------------------------ progress */
+
+static void poll_cq(struct r2cc_conn *c, struct rail *r)
+{
+	struct ibv_wc wc[16];
+	int n, i;
+
+	while (r->cq && (n = ibv_poll_cq(r->cq, 16, wc)) > 0)
+		for (i = 0; i < n && c->state == CONN_READY; i++) {
+			if (c->sender)
+				sender_cq(c, r, &wc[i]);
+			else
+				receiver_cq(c, r, &wc[i]);
+		}
+	if (!c->sender && r->state == RAIL_UP && r->rq_posted < RQ_DEPTH / 2)
+		rail_fill_rq(c, r);
+}
+
+static void watch_rail(struct r2cc_conn *c, struct rail *r)
+{
+	uint64_t now = r2cc_now_ns();
+	uint64_t stall = (uint64_t)c->ctx->tune.stall_ms * 1000000;
+
+	switch (r->state) {
+	case RAIL_FENCING:
+		rail_progress_fence(c, r);
+		break;
+	case RAIL_DOWN:
+		rail_failback(c, r);
+		break;
+	case RAIL_UP:
+		/* Nothing completes though work is posted: a black hole. */
+		if (c->sender && r->outstanding &&
+		    now > r->last_progress_ns + stall)
+			rail_fail(c, r, "stalled: no completion in time");
+		break;
+	case RAIL_PROBING:
+		if (now > r->probe_ns + (stall * 4 > 500000000 ? stall * 4 :
+					 500000000))
+			rail_fail(c, r, "probe timed out");
+		break;
+	}
+}
+
+static bool rails_settling(const struct r2cc_conn *c)
+{
+	int i;
+
+	for (i = 0; i < c->nrails; i++)
+		if (c->rails[i].state != RAIL_DOWN)
+			return true;
+	return false;
+}
+
+void xfer_progress(struct r2cc_conn *c)
+{
+	int i, n;
+
+	ctrl_flush(&c->ctl);
+	for (n = 0; n < CTRL_BURST && c->state == CONN_READY &&
+		    ctrl_recv(&c->ctl) == 1; n++) {
+		dispatch(c);
+		ctrl_consumed(&c->ctl);
+	}
+	if (c->state == CONN_READY && c->ctl.err)
+		conn_fail(c, c->ctl.err == -ECONNRESET ? -ECONNRESET :
+			  c->ctl.err, "control channel lost (peer gone?)");
+	for (i = 0; i < c->nrails && c->state == CONN_READY; i++) {
+		poll_cq(c, &c->rails[i]);
+		watch_rail(c, &c->rails[i]);
+	}
+	if (c->state != CONN_READY)
+		return;
+	if (rails_up(c))
+		c->fallback = false;
+	if (c->sender) {
+		match(c);
+		schedule(c);
+		if (!rails_up(c) && c->pend_msgs && c->ctx->tune.tcp_fallback)
+			fallback(c);
+	}
+	if (!c->ctx->tune.tcp_fallback && !rails_settling(c)) {
+		struct r2cc_req *q;
+
+		for (i = 0; i < MAX_MSGS; i++)
+			if (c->msgs[i].used && !c->msgs[i].done)
+				msg_done(c, &c->msgs[i], -ENETDOWN);
+		for (q = c->sq_head; q; q = q->next)
+			q->err = -ENETDOWN;
+	}
+	ctrl_flush(&c->ctl);
+}
+
+/* A NIC changed state: every rail on it fails, or may come back. */
+void r2cc_xport_nic_event(struct r2cc_ctx *ctx, const struct r2cc_nic_event *ev)
+{
+	struct r2cc_conn *c;
+	int i;
+
+	for (c = ctx->conns; c; c = c->next) {
+		if (c->state != CONN_READY)
+			continue;
+		for (i = 0; i < c->nrails; i++) {
+			struct rail *r = &c->rails[i];
+			struct wire_nic w = { .rail = (uint32_t)i };
+
+			if (r->nic != ev->nic)
+				continue;
+			w.up = ev->new_state == R2CC_NIC_ACTIVE;
+			if (!w.up)
+				rail_fail(c, r, "port went down");
+			else
+				r->next_try_ns = 0;
+			ctrl_send(&c->ctl, W_NIC, &w, sizeof(w), NULL, 0);
+		}
+	}
+}

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
+/*
+ * Multi-registration: a buffer is registered once per device in use (one
+ * MR per protection domain), before any failure, so a failover never has
+ * to register memory or exchange keys.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "xport.h"
+
+#define MR_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+		   IBV_ACCESS_REMOTE_READ)
+
+static int mr_new(struct r2cc_ctx *ctx, void *addr, size_t len,
+		  uint32_t flags, struct r2cc_mr **out)
+{
+	struct r2cc_mr *mr;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (!ctx || !addr || !len || flags)
+		return -EINVAL;
+	if ((uintptr_t)addr + len < (uintptr_t)addr)
+		return -EINVAL;
+	mr = calloc(1, sizeof(*mr));
+	if (!mr)
+		return -ENOMEM;
+	mr->ctx = ctx;
+	mr->addr = (uintptr_t)addr;
+	mr->len = len;
+	*out = mr;
+	return 0;
+}
+
+static void mr_release(struct r2cc_mr *mr)
+{
+	int d;
+
+	for (d = 0; d < mr->ctx->ndevs; d++)
+		if (mr->mrs[d])
+			ibv_dereg_mr(mr->mrs[d]);
+	free(mr);
+}
+
+R2CC_EXPORT int r2cc_mr_reg(struct r2cc_ctx *ctx, void *addr, size_t len,
+			    uint32_t flags, struct r2cc_mr **out)
+{
+	struct r2cc_mr *mr;
+	int d, ret;
+
+	ret = mr_new(ctx, addr, len, flags, out);
+	if (ret)
+		return ret;
+	mr = *out;
+	for (d = 0; d < ctx->ndevs; d++) {
+		mr->mrs[d] = ibv_reg_mr(ctx->pds[d], addr, len, MR_ACCESS);
+		if (!mr->mrs[d]) {
+			ret = errno ? -errno : -ENOMEM;
+			r2cc_log(ctx, R2CC_LOG_ERROR,
+				 "%s: cannot register %zu bytes: %d",
+				 ibv_get_device_name(ctx->devs[d]->device),
+				 len, ret);
+			mr_release(mr);
+			*out = NULL;
+			return ret;
+		}
+	}
+	return 0;
+}
+
+R2CC_EXPORT int r2cc_mr_reg_dmabuf(struct r2cc_ctx *ctx, void *addr,
+				   size_t len, uint64_t offset, int fd,
+				   uint32_t flags, struct r2cc_mr **out)
+{
+	struct r2cc_mr *mr;
+	int d, ret;
+
+	if (fd < 0) {
+		if (out)
+			*out = NULL;
+		return -EINVAL;
+	}
+	ret = mr_new(ctx, addr, len, flags, out);
+	if (ret)
+		return ret;
+	mr = *out;
+	for (d = 0; d < ctx->ndevs; d++) {
+		errno = 0;
+		mr->mrs[d] = ibv_reg_dmabuf_mr(ctx->pds[d], offset, len,
+					       (uintptr_t)addr, fd, MR_ACCESS);
+		if (!mr->mrs[d]) {
+			/* rxe and older drivers have no DMA-BUF support. */
+			ret = errno && errno != ENOSYS ? -errno : -EOPNOTSUPP;
+			if (ret == -EPROTONOSUPPORT)
+				ret = -EOPNOTSUPP;
+			r2cc_log(ctx, R2CC_LOG_ERROR,
+				 "%s: cannot register DMA-BUF %d: %d",
+				 ibv_get_device_name(ctx->devs[d]->device),
+				 fd, ret);
+			mr_release(mr);
+			*out = NULL;
+			return ret;
+		}
+	}
+	return 0;
+}
+
+R2CC_EXPORT int r2cc_mr_dereg(struct r2cc_mr *mr)
+{
+	if (!mr)
+		return -EINVAL;
+	if (mr->inflight)
+		return -EBUSY;
+	mr_release(mr);
+	return 0;
+}
+
+/* 1 if [@buf, @buf + @len) lies inside @mr. */
+int r2cc_mr_covers(const struct r2cc_mr *mr, const void *buf, size_t len)
+{
+	uintptr_t b = (uintptr_t)buf;
+
+	return b >= mr->addr && b - mr->addr <= mr->len &&
+	       len <= mr->len - (b - mr->addr);
+}

@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
+/*
+ * Rails: one RC QP from a local NIC to the peer's NIC of the same index.
+ * Creation and connection, failure and fencing (see xport.h for the
+ * protocol), and failback: a rail that failed is rebuilt with fresh QPs
+ * through the control channel, probed, and only then scheduled again.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "xport.h"
+
+#define BACKOFF_MIN_NS	(200ull * 1000000)
+#define BACKOFF_MAX_NS	(2000ull * 1000000)
+
+int rails_up(const struct r2cc_conn *c)
+{
+	int i, n = 0;
+
+	for (i = 0; i < c->nrails; i++)
+		n += c->rails[i].state == RAIL_UP;
+	return n;
+}
+
+static struct ibv_context *rail_verbs(struct r2cc_conn *c, struct rail *r)
+{
+	return c->ctx->devs[c->ctx->nics[r->nic].dev];
+}
+
+void rail_destroy(struct rail *r)
+{
+	if (r->qp)
+		ibv_destroy_qp(r->qp);
+	if (r->cq)
+		ibv_destroy_cq(r->cq);
+	r->qp = NULL;
+	r->cq = NULL;
+	r->outstanding = 0;
+	r->rq_posted = 0;
+}
+
+/* A fresh QP in INIT; its address goes in r->local. */
+int rail_create(struct r2cc_conn *c, struct rail *r)
+{
+	const struct r2cc_nic *nic = &c->ctx->nics[r->nic];
+	int depth = (int)c->ctx->tune.rail_depth + 2;
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC,
+		.cap = {
+			.max_send_wr = (uint32_t)depth,
+			.max_recv_wr = RQ_DEPTH,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+		},
+	};
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = (uint8_t)nic->info.port,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	};
+	struct ibv_port_attr pa;
+	uint32_t psn = 0;
+
+	r->st.size = sizeof(r->st);
+	r->cq = ibv_create_cq(rail_verbs(c, r), depth + RQ_DEPTH, NULL, NULL, 0);
+	if (!r->cq)
+		return errno ? -errno : -ENOMEM;
+	ia.send_cq = ia.recv_cq = r->cq;
+	r->qp = ibv_create_qp(c->ctx->pds[nic->dev], &ia);
+	if (!r->qp)
+		return errno ? -errno : -ENOMEM;
+	if (ibv_modify_qp(r->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return errno ? -errno : -EIO;
+	if (getrandom(&psn, sizeof(psn), GRND_NONBLOCK) != sizeof(psn))
+		psn = (uint32_t)r2cc_now_ns();
+	memset(&r->local, 0, sizeof(r->local));
+	r->local.qpn = r->qp->qp_num;
+	r->local.psn = psn & 0xffffff;
+	memcpy(r->local.gid, nic->info.gid, 16);
+	r->local.mtu = ibv_query_port(rail_verbs(c, r), (uint8_t)nic->info.port,
+				      &pa) ? IBV_MTU_1024 : pa.active_mtu;
+	r->local.active = r2cc_nic_is_active(c->ctx, r->nic) == 1;
+	if (!c->sender)
+		rail_fill_rq(c, r);
+	return 0;
+}
+
+/* INIT -> RTR -> RTS towards r->remote. */
+int rail_connect(struct r2cc_conn *c, struct rail *r)
+{
+	const struct r2cc_nic *nic = &c->ctx->nics[r->nic];
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_RTR,
+		.path_mtu = r->local.mtu < r->remote.mtu ? r->local.mtu :
+							   r->remote.mtu,
+		.dest_qp_num = r->remote.qpn,
+		.rq_psn = r->remote.psn,
+		.max_dest_rd_atomic = 1,
+		.min_rnr_timer = 12,
+		.ah_attr = {
+			.is_global = 1,
+			.port_num = (uint8_t)nic->info.port,
+			.grh = {
+				.sgid_index = (uint8_t)nic->info.gid_index,
+				.hop_limit = 64,
+			},
+		},
+	};
+
+	if (a.path_mtu < IBV_MTU_256 || a.path_mtu > IBV_MTU_4096)
+		return -EPROTO;
+	memcpy(a.ah_attr.grh.dgid.raw, r->remote.gid, 16);
+	if (ibv_modify_qp(r->qp, &a, IBV_QP_STATE | IBV_QP_AV |
+			  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		return errno ? -errno : -EIO;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	/*
+	 * 4.096 us x 2^14 = 67 ms per try.  Detection does not rely on it:
+	 * port events and the stall detector are far faster.
+	 */
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = r->local.psn;
+	a.max_rd_atomic = 1;
+	if (ibv_modify_qp(r->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+			  IBV_QP_MAX_QP_RD_ATOMIC))
+		return errno ? -errno : -EIO;
+	r->outstanding = 0;
+	r->last_progress_ns = r2cc_now_ns();
+	return 0;
+}
+
+void rail_fill_rq(struct r2cc_conn *c, struct rail *r)
+{
+	struct ibv_recv_wr wr = { .wr_id = 0 }, *bad;
+
+	(void)c;
+	while (r->qp && r->rq_posted < RQ_DEPTH) {
+		if (ibv_post_recv(r->qp, &wr, &bad))
+			break;
+		r->rq_posted++;
+	}
+}
+
+static void send_rail(struct r2cc_conn *c, uint16_t type, struct rail *r)
+{
+	struct wire_rail w = { .rail = (uint32_t)(r - c->rails),
+			       .epoch = r->epoch };
+
+	ctrl_send(&c->ctl, type, &w, sizeof(w), NULL, 0);
+}
+
+/*
+ * Stop using @r now: its QP goes to error, so the NIC neither reads nor
+ * writes any buffer through it again, and the peer is told.  What was in
+ * flight is settled once the QP is drained (rail_progress_fence).
+ */
+void rail_fail(struct r2cc_conn *c, struct rail *r, const char *why)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	uint64_t now = r2cc_now_ns();
+	bool probing = r->state == RAIL_PROBING;
+
+	if (r->state != RAIL_UP && r->state != RAIL_PROBING)
+		return;
+	r2cc_log(c->ctx, probing ? R2CC_LOG_INFO : R2CC_LOG_WARN,
+		 "rail %d (%s): %s; failing over", (int)(r - c->rails),
+		 c->ctx->nics[r->nic].info.dev_name, why);
+	if (r->qp)
+		ibv_modify_qp(r->qp, &a, IBV_QP_STATE);
+	r->state = RAIL_FENCING;
+	r->fence_start_ns = now;
+	r->req_sent = false;
+	if (!probing) {
+		r->st.failures++;
+		c->st.failovers++;
+		if (!c->repair_open) {
+			c->repair_open = true;
+			c->detect_ns = now;
+		}
+	}
+	if (!r->told_down) {
+		r->told_down = true;
+		send_rail(c, W_RAIL_DOWN, r);
+	}
+}
+
+/* Settle a fencing rail once its QP has given back every work request. */
+void rail_progress_fence(struct r2cc_conn *c, struct rail *r)
+{
+	bool late = r2cc_now_ns() - r->fence_start_ns > FENCE_DRAIN_NS;
+	uint8_t *rep = NULL;
+	size_t len;
+
+	if (c->sender) {
+		if ((r->outstanding && !late) || !r->peer_fenced)
+			return;
+		xfer_sender_resolve(c, r);
+	} else {
+		if (r->rq_posted && !late)
+			return;
+		len = xfer_fenced_report(c, &rep);
+		if (!rep) {
+			conn_fail(c, -ENOMEM, "fence report");
+			return;
+		}
+		((struct wire_fenced *)rep)->rail = (uint32_t)(r - c->rails);
+		((struct wire_fenced *)rep)->epoch = r->epoch;
+		ctrl_send(&c->ctl, W_FENCED, rep, len, NULL, 0);
+		free(rep);
+	}
+	if (late && (r->outstanding || r->rq_posted))
+		r2cc_log(c->ctx, R2CC_LOG_WARN,
+			 "rail %d: %d requests not flushed after fencing",
+			 (int)(r - c->rails),
+			 c->sender ? r->outstanding : r->rq_posted);
+	r->state = RAIL_DOWN;
+	r->backoff_ns = r->backoff_ns ? r->backoff_ns : BACKOFF_MIN_NS;
+	r->next_try_ns = r2cc_now_ns() + r->backoff_ns / 4;
+}
+
+static void send_ack(struct r2cc_conn *c, uint32_t rail, uint32_t epoch,
+		     bool ok)
+{
+	struct wire_rail_ack a = { .rail = rail, .epoch = epoch, .ok = ok };
+
+	if (ok)
+		a.qp = c->rails[rail].local;
+	ctrl_send(&c->ctl, W_RAIL_ACK, &a, sizeof(a), NULL, 0);
+}
+
+/* Sender: try to bring a failed rail back when both NICs are up. */
+void rail_failback(struct r2cc_conn *c, struct rail *r)
+{
+	struct wire_rail_req q = { .rail = (uint32_t)(r - c->rails) };
+	uint64_t now = r2cc_now_ns();
+
+	if (!c->sender || r->state != RAIL_DOWN || r->req_sent ||
+	    now < r->next_try_ns || !r->peer_nic_up ||
+	    r2cc_nic_is_active(c->ctx, r->nic) != 1)
+		return;
+	r->next_try_ns = now + r->backoff_ns;
+	r->backoff_ns = r->backoff_ns * 2 > BACKOFF_MAX_NS ? BACKOFF_MAX_NS :
+							     r->backoff_ns * 2;
+	rail_destroy(r);
+	r->epoch++;
+	r->peer_fenced = false;
+	r->told_down = false;
+	if (rail_create(c, r)) {
+		rail_destroy(r);
+		return;
+	}
+	q.epoch = r->epoch;
+	q.qp = r->local;
+	r->req_sent = true;
+	ctrl_send(&c->ctl, W_RAIL_REQ, &q, sizeof(q), NULL, 0);
+}
+
+static void probe(struct r2cc_conn *c, struct rail *r)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = PROBE_WRID,
+		.opcode = IBV_WR_SEND_WITH_IMM,
+		.send_flags = IBV_SEND_SIGNALED,
+		.imm_data = htobe32(IMM_PROBE),
+	}, *bad;
+
+	r->state = RAIL_PROBING;
+	r->probe_ns = r2cc_now_ns();
+	if (ibv_post_send(r->qp, &wr, &bad)) {
+		rail_fail(c, r, "probe not posted");
+		return;
+	}
+	r->outstanding++;
+}
+
+/* Sender: the probe of @r completed (@ok) or failed. */
+void rail_probe_done(struct r2cc_conn *c, struct rail *r, bool ok)
+{
+	struct r2cc_rail_stats *st = &r->st;
+	uint64_t vmin = UINT64_MAX;
+	int i;
+
+	if (r->state != RAIL_PROBING)
+		return;
+	if (!ok) {
+		rail_fail(c, r, "probe failed");
+		return;
+	}
+	/* Join the schedule level with the others, not behind them. */
+	for (i = 0; i < c->nrails; i++)
+		if (c->rails[i].state == RAIL_UP && c->rails[i].vtime < vmin)
+			vmin = c->rails[i].vtime;
+	r->vtime = vmin == UINT64_MAX ? 0 : vmin;
+	r->state = RAIL_UP;
+	r->backoff_ns = BACKOFF_MIN_NS;
+	st->failbacks++;
+	r2cc_log(c->ctx, R2CC_LOG_WARN, "rail %d (%s): back in service",
+		 (int)(r - c->rails), c->ctx->nics[r->nic].info.dev_name);
+}
+
+static void on_rail_req(struct r2cc_conn *c, const struct wire_rail_req *q)
+{
+	struct rail *r = &c->rails[q->rail];
+	int ret;
+
+	if (c->sender || q->epoch <= r->epoch)
+		return;
+	if (r->state == RAIL_FENCING ||
+	    r2cc_nic_is_active(c->ctx, r->nic) != 1) {
+		send_ack(c, q->rail, q->epoch, false);
+		return;
+	}
+	if (r->state == RAIL_UP)	/* the sender saw a failure first */
+		rail_fail(c, r, "peer rebuilds it");
+	if (r->state != RAIL_DOWN) {
+		send_ack(c, q->rail, q->epoch, false);
+		return;
+	}
+	rail_destroy(r);
+	r->epoch = q->epoch;
+	r->told_down = false;
+	r->remote = q->qp;
+	ret = rail_create(c, r);
+	ret = ret ?: rail_connect(c, r);
+	if (ret) {
+		rail_destroy(r);
+		send_ack(c, q->rail, q->epoch, false);
+		return;
+	}
+	r->state = RAIL_UP;
+	r->st.failbacks++;
+	send_ack(c, q->rail, q->epoch, true);
+	r2cc_log(c->ctx, R2CC_LOG_WARN, "rail %d (%s): reconnected by peer",
+		 (int)q->rail, c->ctx->nics[r->nic].info.dev_name);
+}
+
+static void on_rail_ack(struct r2cc_conn *c, const struct wire_rail_ack *a)
+{
+	struct rail *r = &c->rails[a->rail];
+
+	if (!c->sender || a->epoch != r->epoch || !r->req_sent ||
+	    r->state != RAIL_DOWN)
+		return;
+	r->req_sent = false;
+	if (!a->ok)
+		return;
+	r->remote = a->qp;
+	if (rail_connect(c, r)) {
+		rail_destroy(r);
+		return;
+	}
+	probe(c, r);
+}
+
+/* Store what the receiver says arrived before it fenced @r. */
+static void on_fenced(struct r2cc_conn *c, const void *p, size_t len)
+{
+	const struct wire_fenced *f = p;
+	struct rail *r = &c->rails[f->rail];
+
+	if (!c->sender || f->epoch != r->epoch || r->peer_fenced)
+		return;
+	free(r->fenced_map);
+	r->fenced_map = malloc(len);
+	if (!r->fenced_map) {
+		conn_fail(c, -ENOMEM, "fence report");
+		return;
+	}
+	memcpy(r->fenced_map, p, len);
+	r->fenced_len = len;
+	r->peer_fenced = true;
+	r->told_down = true;	/* the receiver knows */
+	rail_fail(c, r, "peer fenced it");
+}
+
+/* Control messages about rails; lengths were checked by the caller. */
+void rail_on_msg(struct r2cc_conn *c, uint16_t type, const void *p,
+		 size_t len)
+{
+	const struct wire_rail *w = p;
+	struct rail *r;
+
+	if (w->rail >= (uint32_t)c->nrails) {
+		conn_fail(c, -EPROTO, "rail index out of range");
+		return;
+	}
+	r = &c->rails[w->rail];
+	switch (type) {
+	case W_RAIL_DOWN:
+		if (w->epoch == r->epoch) {
+			r->told_down = true;
+			rail_fail(c, r, "peer saw it fail");
+		}
+		break;
+	case W_NIC:
+		r->peer_nic_up = ((const struct wire_nic *)p)->up;
+		if (!r->peer_nic_up)
+			rail_fail(c, r, "peer's port went down");
+		else
+			r->next_try_ns = 0;
+		break;
+	case W_FENCED:
+		on_fenced(c, p, len);
+		break;
+	case W_RAIL_REQ:
+		on_rail_req(c, p);
+		break;
+	case W_RAIL_ACK:
+		on_rail_ack(c, p);
+		break;
+	}
+}

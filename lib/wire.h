@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR MIT */
+/*
+ * What two libr2cc processes say to each other.
+ *
+ * The control channel is one TCP connection per r2cc connection; every
+ * message is a struct wire_hdr followed by @len bytes.  Fields are
+ * little-endian, which is what the hosts r2cc runs on are (checked below);
+ * a big-endian port would byte-swap in ctrl.c.  Every length and index
+ * from the wire is checked before use: a peer is not trusted.
+ *
+ * RDMA writes carry 32 bits of immediate data (big-endian on the wire, as
+ * verbs defines it): the message id (8 bits), a last-chunk flag and the
+ * chunk index (23 bits).
+ */
+#ifndef R2CC_LIB_WIRE_H
+#define R2CC_LIB_WIRE_H
+
+#include <stdint.h>
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the r2cc wire format is little-endian; add byte swapping in ctrl.c"
+#endif
+
+#define WIRE_MAGIC	0x63633272u	/* "r2cc" */
+#define WIRE_VERSION	1u
+#define WIRE_MAX_RAILS	16
+#define WIRE_MAX_MSG	(1u << 20)	/* largest control message payload */
+#define WIRE_DATA_MAX	(256u << 10)	/* TCP fallback piece */
+
+enum wire_type {
+	W_HELLO = 1,		/* connector -> acceptor: its rails */
+	W_HELLO_ACK = 2,	/* acceptor -> connector: its rails */
+	W_CTS = 3,		/* receiver -> sender: buffers posted */
+	W_RAIL_DOWN = 4,	/* either way: I stopped using rail r */
+	W_FENCED = 5,		/* receiver -> sender: r fenced, what arrived */
+	W_NIC = 6,		/* either way: my NIC of rail r is up/down */
+	W_RAIL_REQ = 7,		/* sender -> receiver: reconnect rail r */
+	W_RAIL_ACK = 8,		/* receiver -> sender: reconnected (or not) */
+	W_DATA = 9,		/* sender -> receiver: fallback payload */
+	W_MSG_ERR = 10,		/* either way: message failed */
+	W_TYPE_MAX
+};
+
+struct wire_hdr {
+	uint32_t len;		/* bytes after this header */
+	uint16_t type;		/* enum wire_type */
+	uint16_t reserved;	/* 0 */
+};
+
+struct wire_qp {
+	uint32_t qpn;
+	uint32_t psn;
+	uint8_t gid[16];
+	uint8_t mtu;		/* enum ibv_mtu */
+	uint8_t active;		/* the NIC's port is ACTIVE */
+	uint8_t reserved[2];
+};
+
+struct wire_hello {
+	uint32_t magic;
+	uint32_t version;
+	uint64_t nonce;		/* the listener's, from its handle */
+	uint32_t chunk_size;	/* the sender's */
+	uint32_t nrails;
+	struct wire_qp qp[];	/* nrails */
+};
+
+struct wire_cts_entry {
+	uint32_t msg_id;
+	uint32_t tag;
+	uint64_t addr;
+	uint64_t len;
+	uint32_t rkey[WIRE_MAX_RAILS];
+};
+
+struct wire_cts {
+	uint32_t count;		/* 1..R2CC_MAX_RECVS */
+	uint32_t reserved;
+	struct wire_cts_entry e[];
+};
+
+struct wire_rail {
+	uint32_t rail;
+	uint32_t epoch;
+};
+
+struct wire_nic {
+	uint32_t rail;
+	uint32_t up;
+};
+
+/* W_FENCED: then @nmsgs x (struct wire_fenced_msg + bitmap, 8-aligned) */
+struct wire_fenced {
+	uint32_t rail;
+	uint32_t epoch;
+	uint32_t nmsgs;
+	uint32_t reserved;
+};
+
+struct wire_fenced_msg {
+	uint32_t msg_id;
+	uint32_t nbits;		/* chunks the receive buffer holds */
+};
+
+struct wire_rail_req {
+	uint32_t rail;
+	uint32_t epoch;
+	struct wire_qp qp;
+};
+
+struct wire_rail_ack {
+	uint32_t rail;
+	uint32_t epoch;
+	uint32_t ok;
+	uint32_t reserved;
+	struct wire_qp qp;
+};
+
+#define WIRE_DATA_LAST	1u	/* the piece ends the message */
+#define WIRE_DATA_EOC	2u	/* the piece ends its chunk */
+
+struct wire_data {
+	uint32_t msg_id;
+	uint32_t chunk;
+	uint32_t off;		/* within the chunk */
+	uint32_t len;		/* payload bytes that follow */
+	uint32_t flags;		/* WIRE_DATA_* */
+	uint32_t reserved;
+};
+
+struct wire_msg_err {
+	uint32_t msg_id;
+	int32_t err;		/* positive errno */
+};
+
+/* Immediate data of a chunk write. */
+#define IMM_MSG_SHIFT	24
+#define IMM_LAST	(1u << 23)
+#define IMM_CHUNK_MASK	(IMM_LAST - 1)
+#define IMM_PROBE	0xffffffffu	/* a probe send, not data */
+#define MSG_ID_MASK	0xffu
+#define MAX_MSGS	256		/* message slots: ids modulo this */
+
+static inline uint32_t imm_make(uint32_t msg_id, uint32_t chunk, int last)
+{
+	return (msg_id & MSG_ID_MASK) << IMM_MSG_SHIFT |
+	       (last ? IMM_LAST : 0) | (chunk & IMM_CHUNK_MASK);
+}
+
+#endif
