@@ -886,6 +886,23 @@ static int root_allgather(struct r2cc_boot *b, size_t len, uint8_t *all,
 	return ret;
 }
 
+/*
+ * Sending failed: the root may have aborted the step and gone.  What it
+ * said before it went is the better answer.
+ */
+static int rank_why(struct r2cc_boot *b, int err)
+{
+	uint8_t buf[BOOT_HDR_LEN];
+	struct boot_hdr h;
+	int ret;
+
+	if (recv(b->fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_WAITALL) !=
+	    sizeof(buf))
+		return err;
+	ret = boot_check(b, buf, b->rank, BOOT_DATA, &h);
+	return ret && h.status ? ret : err;
+}
+
 static int rank_allgather(struct r2cc_boot *b, const void *mine, size_t len,
 			  void *all, int64_t deadline)
 {
@@ -897,8 +914,11 @@ static int rank_allgather(struct r2cc_boot *b, const void *mine, size_t len,
 	ret = send_all(b->fd, buf, sizeof(buf), deadline, true);
 	if (!ret)
 		ret = send_all(b->fd, mine, len, deadline, true);
-	if (ret < 0)
+	if (ret < 0) {
+		if (ret != -ETIMEDOUT)
+			ret = rank_why(b, ret);
 		goto out;
+	}
 	cut = ret;		/* the root spoke before it had our data */
 	ret = recv_all(b->fd, buf, sizeof(buf), deadline);
 	if (!ret)

@@ -83,6 +83,13 @@ int r2cc_tune_resolve(struct r2cc_ctx *ctx, const struct r2cc_ctx_opts *o)
 			      R2CC_RAIL_DEPTH_MAX, &t->rail_depth);
 	ret = ret ?: tune_one(ctx, o->peer_timeout_ms, "R2CC_PEER_TIMEOUT_MS",
 			      5000, 100, 600000, &t->peer_timeout_ms);
+	/*
+	 * 4.096 us x 2^12 = 16.8 ms before the NIC retransmits: well inside
+	 * the stall detector, so a lost packet is retried before the rail
+	 * is suspected.  Environment only: few users should touch it.
+	 */
+	ret = ret ?: tune_one(ctx, 0, "R2CC_IB_TIMEOUT", 12, 1, 31,
+			      &t->ib_timeout);
 	if (ret)
 		return ret;
 	if (o->fallback) {

@@ -39,6 +39,7 @@ struct r2cc_tune {
 	uint32_t stall_ms;
 	uint32_t rail_depth;
 	uint32_t peer_timeout_ms;
+	uint32_t ib_timeout;		/* QP local ACK timeout exponent */
 	bool tcp_fallback;
 	char ctrl_ifname[16];
 };

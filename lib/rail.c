@@ -120,11 +120,8 @@ int rail_connect(struct r2cc_conn *c, struct rail *r)
 		return errno ? -errno : -EIO;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
-	/*
-	 * 4.096 us x 2^14 = 67 ms per try.  Detection does not rely on it:
-	 * port events and the stall detector are far faster.
-	 */
-	a.timeout = 14;
+	/* Retries heal lost packets; detection relies on other signals. */
+	a.timeout = (uint8_t)c->ctx->tune.ib_timeout;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.sq_psn = r->local.psn;
@@ -222,6 +219,9 @@ void rail_progress_fence(struct r2cc_conn *c, struct rail *r)
 			 "rail %d: %d requests not flushed after fencing",
 			 (int)(r - c->rails),
 			 c->sender ? r->outstanding : r->rq_posted);
+	r2cc_log(c->ctx, R2CC_LOG_DEBUG, "rail %d: settled %.3f ms after it failed",
+		 (int)(r - c->rails),
+		 (r2cc_now_ns() - r->fence_start_ns) / 1e6);
 	r->state = RAIL_DOWN;
 	r->backoff_ns = r->backoff_ns ? r->backoff_ns : BACKOFF_MIN_NS;
 	r->next_try_ns = r2cc_now_ns() + r->backoff_ns / 4;

@@ -72,7 +72,7 @@ static void logf_(void *arg, enum r2cc_log_level l, const char *msg)
 static void usage(void)
 {
 	fprintf(stderr, "usage: xfer [--msgs N] [--size BYTES] [--window W] "
-		"[--expect ERRNO] [--timeout S] [--no-kmod] [-v]\n");
+		"[--expect ERRNO] [--timeout S] [--no-kmod] [--ticks] [-v]\n");
 	exit(2);
 }
 
@@ -82,7 +82,8 @@ int main(int argc, char **argv)
 		{ "msgs", 1, 0, 'n' }, { "size", 1, 0, 's' },
 		{ "window", 1, 0, 'w' }, { "expect", 1, 0, 'e' },
 		{ "timeout", 1, 0, 't' }, { "no-kmod", 0, 0, 'K' },
-		{ "verbose", 0, 0, 'v' }, { 0, 0, 0, 0 },
+		{ "verbose", 0, 0, 'v' }, { "ticks", 0, 0, 'T' },
+		{ 0, 0, 0, 0 },
 	};
 	struct r2cc_ctx_opts co = { .size = sizeof(co) };
 	struct r2cc_boot_opts bo = { .size = sizeof(bo), .rank = -1 };
@@ -99,8 +100,8 @@ int main(int argc, char **argv)
 	struct r2cc_ctx *ctx;
 	struct r2cc_mr *mr;
 	uint64_t posted = 0, done = 0;
-	int opt, rank, ret, err = 0, i;
-	double t0, t1;
+	int opt, rank, ret, err = 0, i, ticks = 0;
+	double t0, t1, next_tick = 0.5;
 	uint8_t *buf;
 
 	while ((opt = getopt_long(argc, argv, "v", lo, NULL)) != -1) {
@@ -112,6 +113,7 @@ int main(int argc, char **argv)
 		case 't': timeout = atol(optarg); break;
 		case 'K': co.flags |= R2CC_CTX_NO_KMOD; break;
 		case 'v': verbose++; break;
+		case 'T': ticks = 1; break;
 		default: usage();
 		}
 	}
@@ -158,6 +160,8 @@ int main(int argc, char **argv)
 			ret ? strerror(-ret) : "timed out");
 		return 1;
 	}
+	printf("streaming\n");
+	fflush(stdout);
 	t0 = now_s();
 	while (done < (uint64_t)msgs && !err) {
 		for (i = 0; i < window && posted < (uint64_t)msgs; i++) {
@@ -211,6 +215,20 @@ int main(int argc, char **argv)
 				bad += nb;
 				verified += size - (nb < size ? nb : size);
 			}
+		}
+		if (ticks && now_s() - t0 >= next_tick) {
+			/* "tick T state bytes ..." per rail, for the tests. */
+			int nr, j;
+
+			next_tick += 0.5;
+			for (j = 0; j < 8; j++)
+				rs[j].size = sizeof(rs[j]);
+			nr = r2cc_conn_stats(c, &st, rs, 8);
+			fprintf(stderr, "tick %.1f", now_s() - t0);
+			for (j = 0; j < nr; j++)
+				fprintf(stderr, " %u %llu", rs[j].state,
+					(unsigned long long)rs[j].bytes);
+			fprintf(stderr, "\n");
 		}
 		if (now_s() - t0 > timeout) {
 			err = -ETIMEDOUT;
