@@ -214,6 +214,9 @@ static int verbs_poll_one(struct r2cc_ctx *ctx, struct r2cc_nic_event *ev)
 			if (ibv_query_port(ctx->devs[d], (uint8_t)port, &pa))
 				pa.state = t == IBV_EVENT_PORT_ACTIVE ?
 					   IBV_PORT_ACTIVE : IBV_PORT_DOWN;
+			r2cc_log(ctx, R2CC_LOG_DEBUG,
+				 "verbs: %s port %u event %d, state now %d",
+				 ctx->nics[i].info.dev_name, port, t, pa.state);
 			if (nic_state(pa.state) == ctx->nics[i].state)
 				continue;
 			ev->nic = i;

@@ -1,0 +1,29 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Rail 1 silently drops every frame of node0 while its carrier stays up:
+# no port event comes, the stall detector declares the rail suspect
+# within R2CC_STALL_MS, chunks move to rail 0 with nothing lost, and the
+# rail is probed back into service once the black hole ends.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/xfer.sh"
+tb_require 2
+plan_later
+
+xfer_start "R2CC_STALL_MS=100" --msgs 60 --size 1048576 --ticks
+run_ok "both ranks streaming" xfer_streaming
+sleep 1.5
+tb blackhole node0 1 on
+sleep 2
+tb blackhole node0 1 off
+xfer_wait
+xfer_ok "silent black hole" 60 1048576
+ok "$([ "$(xfer_rail 0 1 failures)" -ge 1 ] && echo 1)" \
+	"the stall detector failed rail 1 over"
+grep -q 'stalled' "$XF_DIR/0.log"
+ok "$([ $? = 0 ] && echo 1)" "the sender logged the stall"
+ok "$([ "$(xfer_field 0 repairs)" -ge 1 ] && echo 1)" \
+	"re-sent chunks completed (repair $(xfer_field 0 repair_ms_max) ms)"
+ok "$(xfer_returned 0 1 && echo 1)" "rail 1 probed back into service"
+[ $_tap_failed = 0 ] || xfer_diag
+xfer_cleanup
+tb_finish
