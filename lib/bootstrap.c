@@ -280,14 +280,18 @@ static void set_nodelay(int fd)
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
-/* Check a header received on rank @rank's connection. */
+/*
+ * Check a header received on rank @rank's connection; a status (only the
+ * root may send one) becomes the step's error.
+ */
 static int boot_check(const struct r2cc_boot *b, const uint8_t *buf,
 		      int rank, uint16_t type, struct boot_hdr *h)
 {
 	boot_unpack(buf, h);
 	if (h->magic != BOOT_MAGIC || h->version != BOOT_VERSION ||
 	    h->type != type || h->rank != (uint32_t)rank ||
-	    h->world != (uint32_t)b->size || h->seq != b->seq || h->reserved)
+	    h->world != (uint32_t)b->size || h->seq != b->seq ||
+	    h->reserved || (h->status && !b->rank))
 		return -EPROTO;
 	return status_err(h->status);
 }

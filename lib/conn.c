@@ -54,6 +54,8 @@ R2CC_EXPORT int r2cc_listen(struct r2cc_ctx *ctx, struct r2cc_handle *handle,
 		*out = NULL;
 	if (!ctx || !handle || !out)
 		return -EINVAL;
+	if (!r2cc_obj_ok(ctx, R2CC_OBJ_CTX))
+		return -EBADF;
 	ret = ctrl_addr(ctx, &sa, &salen);
 	if (ret)
 		return ret;
@@ -70,6 +72,11 @@ R2CC_EXPORT int r2cc_listen(struct r2cc_ctx *ctx, struct r2cc_handle *handle,
 	l = calloc(1, sizeof(*l));
 	if (!l) {
 		close(fd);
+		return -ENOMEM;
+	}
+	if (r2cc_obj_add(l, R2CC_OBJ_LISTENER)) {
+		close(fd);
+		free(l);
 		return -ENOMEM;
 	}
 	l->ctx = ctx;
@@ -90,6 +97,9 @@ R2CC_EXPORT int r2cc_listener_close(struct r2cc_listener *l)
 {
 	if (!l)
 		return -EINVAL;
+	if (!r2cc_obj_ok(l, R2CC_OBJ_LISTENER))
+		return -EBADF;
+	r2cc_obj_del(l);
 	close(l->fd);
 	free(l);
 	return 0;
@@ -101,6 +111,10 @@ static struct r2cc_conn *conn_new(struct r2cc_ctx *ctx, int fd, bool sender)
 
 	if (!c)
 		return NULL;
+	if (r2cc_obj_add(c, R2CC_OBJ_CONN)) {
+		free(c);
+		return NULL;
+	}
 	c->ctx = ctx;
 	c->sender = sender;
 	c->chunk_size = ctx->tune.chunk_size;
@@ -126,6 +140,8 @@ R2CC_EXPORT int r2cc_connect(struct r2cc_ctx *ctx,
 		*out = NULL;
 	if (!ctx || !handle || !out)
 		return -EINVAL;
+	if (!r2cc_obj_ok(ctx, R2CC_OBJ_CTX))
+		return -EBADF;
 	memcpy(&hd, handle->bytes, sizeof(hd));
 	if (hd.magic != HANDLE_MAGIC || hd.family != AF_INET || !hd.port ||
 	    hd.reserved || !hd.nonce)
@@ -161,6 +177,8 @@ R2CC_EXPORT int r2cc_accept(struct r2cc_listener *l, struct r2cc_conn **out)
 		*out = NULL;
 	if (!l || !out)
 		return -EINVAL;
+	if (!r2cc_obj_ok(l, R2CC_OBJ_LISTENER))
+		return -EBADF;
 	fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (fd < 0)
 		return errno == EWOULDBLOCK || errno == EINTR ||
@@ -351,6 +369,8 @@ R2CC_EXPORT int r2cc_progress(struct r2cc_ctx *ctx)
 
 	if (!ctx)
 		return -EINVAL;
+	if (!r2cc_obj_ok(ctx, R2CC_OBJ_CTX))
+		return -EBADF;
 	r2cc_notify_drain(ctx);
 	for (c = ctx->conns; c; c = c->next)
 		conn_progress(c);
@@ -361,6 +381,8 @@ R2CC_EXPORT int r2cc_conn_ready(struct r2cc_conn *c)
 {
 	if (!c)
 		return -EINVAL;
+	if (!r2cc_obj_ok(c, R2CC_OBJ_CONN))
+		return -EBADF;
 	r2cc_progress(c->ctx);
 	if (c->state == CONN_FAILED)
 		return c->err;
@@ -374,6 +396,9 @@ R2CC_EXPORT int r2cc_conn_close(struct r2cc_conn *c)
 
 	if (!c)
 		return -EINVAL;
+	if (!r2cc_obj_ok(c, R2CC_OBJ_CONN))
+		return -EBADF;
+	r2cc_obj_del(c);
 	for (pp = &c->ctx->conns; *pp; pp = &(*pp)->next)
 		if (*pp == c) {
 			*pp = c->next;
@@ -407,6 +432,8 @@ R2CC_EXPORT int r2cc_conn_stats(struct r2cc_conn *c, struct r2cc_conn_stats *st,
 	if (!c || !st || st->size != sizeof(*st) || nrails < 0 ||
 	    (nrails && !rails))
 		return -EINVAL;
+	if (!r2cc_obj_ok(c, R2CC_OBJ_CONN))
+		return -EBADF;
 	for (i = 0; i < nrails && i < c->nrails; i++)
 		if (rails[i].size != sizeof(rails[i]))
 			return -EINVAL;

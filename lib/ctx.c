@@ -84,11 +84,12 @@ int r2cc_tune_resolve(struct r2cc_ctx *ctx, const struct r2cc_ctx_opts *o)
 	ret = ret ?: tune_one(ctx, o->peer_timeout_ms, "R2CC_PEER_TIMEOUT_MS",
 			      5000, 100, 600000, &t->peer_timeout_ms);
 	/*
-	 * 4.096 us x 2^12 = 16.8 ms before the NIC retransmits: well inside
-	 * the stall detector, so a lost packet is retried before the rail
-	 * is suspected.  Environment only: few users should touch it.
+	 * 4.096 us x 2^14 = 67 ms before the NIC retransmits.  Shorter would
+	 * retry lost packets well inside the stall detector, but rxe (6.1,
+	 * under load) then fails writes with "remote invalid request".
+	 * Environment only: few users should touch it.
 	 */
-	ret = ret ?: tune_one(ctx, 0, "R2CC_IB_TIMEOUT", 12, 1, 31,
+	ret = ret ?: tune_one(ctx, 0, "R2CC_IB_TIMEOUT", 14, 1, 31,
 			      &t->ib_timeout);
 	if (ret)
 		return ret;
@@ -153,9 +154,14 @@ R2CC_EXPORT int r2cc_ctx_create(const struct r2cc_ctx_opts *opts,
 	ret = r2cc_notify_open(ctx);
 	if (ret)
 		goto err_fabric;
+	ret = r2cc_obj_add(ctx, R2CC_OBJ_CTX);
+	if (ret)
+		goto err_notify;
 	*out = ctx;
 	return 0;
 
+err_notify:
+	r2cc_notify_close(ctx);
 err_fabric:
 	r2cc_fabric_close(ctx);
 err:
@@ -165,8 +171,12 @@ err:
 
 R2CC_EXPORT void r2cc_ctx_destroy(struct r2cc_ctx *ctx)
 {
-	if (!ctx)
+	if (!r2cc_obj_ok(ctx, R2CC_OBJ_CTX))
 		return;
+	r2cc_obj_del(ctx);
+	/* Connections left open go with it; their requests are freed. */
+	while (ctx->conns)
+		r2cc_conn_close(ctx->conns);
 	r2cc_notify_close(ctx);
 	r2cc_fabric_close(ctx);
 	free(ctx);

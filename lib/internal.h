@@ -88,6 +88,18 @@ uint64_t r2cc_now_ns(void);
 
 /* The transport hears every NIC change (xfer.c). */
 void r2cc_xport_nic_event(struct r2cc_ctx *ctx, const struct r2cc_nic_event *ev);
+/* handles.c: objects handed out, for -EBADF on closed ones */
+enum r2cc_obj_kind {
+	R2CC_OBJ_CTX = 1,
+	R2CC_OBJ_MR,
+	R2CC_OBJ_LISTENER,
+	R2CC_OBJ_CONN,
+	R2CC_OBJ_REQ,
+};
+int r2cc_obj_add(const void *p, int kind);
+void r2cc_obj_del(const void *p);
+bool r2cc_obj_ok(const void *p, int kind);
+
 int r2cc_tune_resolve(struct r2cc_ctx *ctx, const struct r2cc_ctx_opts *o);
 
 #endif

@@ -22,6 +22,8 @@ static int mr_new(struct r2cc_ctx *ctx, void *addr, size_t len,
 	*out = NULL;
 	if (!ctx || !addr || !len || flags)
 		return -EINVAL;
+	if (!r2cc_obj_ok(ctx, R2CC_OBJ_CTX))
+		return -EBADF;
 	if ((uintptr_t)addr + len < (uintptr_t)addr)
 		return -EINVAL;
 	mr = calloc(1, sizeof(*mr));
@@ -38,10 +40,22 @@ static void mr_release(struct r2cc_mr *mr)
 {
 	int d;
 
+	r2cc_obj_del(mr);
 	for (d = 0; d < mr->ctx->ndevs; d++)
 		if (mr->mrs[d])
 			ibv_dereg_mr(mr->mrs[d]);
 	free(mr);
+}
+
+static int mr_commit(struct r2cc_mr **out)
+{
+	int ret = r2cc_obj_add(*out, R2CC_OBJ_MR);
+
+	if (ret) {
+		mr_release(*out);
+		*out = NULL;
+	}
+	return ret;
 }
 
 R2CC_EXPORT int r2cc_mr_reg(struct r2cc_ctx *ctx, void *addr, size_t len,
@@ -67,7 +81,7 @@ R2CC_EXPORT int r2cc_mr_reg(struct r2cc_ctx *ctx, void *addr, size_t len,
 			return ret;
 		}
 	}
-	return 0;
+	return mr_commit(out);
 }
 
 R2CC_EXPORT int r2cc_mr_reg_dmabuf(struct r2cc_ctx *ctx, void *addr,
@@ -104,13 +118,15 @@ R2CC_EXPORT int r2cc_mr_reg_dmabuf(struct r2cc_ctx *ctx, void *addr,
 			return ret;
 		}
 	}
-	return 0;
+	return mr_commit(out);
 }
 
 R2CC_EXPORT int r2cc_mr_dereg(struct r2cc_mr *mr)
 {
 	if (!mr)
 		return -EINVAL;
+	if (!r2cc_obj_ok(mr, R2CC_OBJ_MR))
+		return -EBADF;
 	if (mr->inflight)
 		return -EBUSY;
 	mr_release(mr);

@@ -41,6 +41,7 @@ static void req_free(struct r2cc_req *q)
 {
 	int i;
 
+	r2cc_obj_del(q);
 	for (i = 0; i < q->n; i++)
 		if (q->m[i])
 			msg_release(q->m[i]);
@@ -120,8 +121,13 @@ R2CC_EXPORT int r2cc_isend(struct r2cc_conn *c, struct r2cc_mr *mr,
 
 	if (out)
 		*out = NULL;
-	if (!c || !out || (len && (!mr || !buf)) || !c->sender)
+	if (!c || !out || (len && (!mr || !buf)))
 		return -EINVAL;
+	if (!r2cc_obj_ok(c, R2CC_OBJ_CONN) ||
+	    (len && !r2cc_obj_ok(mr, R2CC_OBJ_MR)))
+		return -EBADF;
+	if (!c->sender)
+		return -EOPNOTSUPP;
 	if (len && (mr->ctx != c->ctx || !r2cc_mr_covers(mr, buf, len)))
 		return -EINVAL;
 	if (c->state == CONN_FAILED)
@@ -135,6 +141,10 @@ R2CC_EXPORT int r2cc_isend(struct r2cc_conn *c, struct r2cc_mr *mr,
 	q = calloc(1, sizeof(*q));
 	if (!q)
 		return -ENOMEM;
+	if (r2cc_obj_add(q, R2CC_OBJ_REQ)) {
+		free(q);
+		return -ENOMEM;
+	}
 	q->conn = c;
 	q->kind = REQ_SEND;
 	q->n = 1;
@@ -169,12 +179,20 @@ R2CC_EXPORT int r2cc_irecv(struct r2cc_conn *c, int n, void *const *bufs,
 	if (out)
 		*out = NULL;
 	if (!c || !out || n < 1 || n > R2CC_MAX_RECVS || !bufs || !lens ||
-	    !tags || !mrs || c->sender)
+	    !tags || !mrs)
 		return -EINVAL;
+	if (!r2cc_obj_ok(c, R2CC_OBJ_CONN))
+		return -EBADF;
+	if (c->sender)
+		return -EOPNOTSUPP;
 	for (i = 0; i < n; i++) {
 		if (!lens[i])
 			continue;
-		if (!bufs[i] || !mrs[i] || mrs[i]->ctx != c->ctx ||
+		if (!bufs[i] || !mrs[i])
+			return -EINVAL;
+		if (!r2cc_obj_ok(mrs[i], R2CC_OBJ_MR))
+			return -EBADF;
+		if (mrs[i]->ctx != c->ctx ||
 		    !r2cc_mr_covers(mrs[i], bufs[i], lens[i]))
 			return -EINVAL;
 		if ((lens[i] + c->chunk_size - 1) / c->chunk_size >
@@ -192,6 +210,10 @@ R2CC_EXPORT int r2cc_irecv(struct r2cc_conn *c, int n, void *const *bufs,
 	q = calloc(1, sizeof(*q));
 	if (!q)
 		return -ENOMEM;
+	if (r2cc_obj_add(q, R2CC_OBJ_REQ)) {
+		free(q);
+		return -ENOMEM;
+	}
 	q->conn = c;
 	q->kind = REQ_RECV;
 	q->n = n;
@@ -243,6 +265,8 @@ R2CC_EXPORT int r2cc_test(struct r2cc_req *q, int *done, size_t *sizes)
 
 	if (!q || !done)
 		return -EINVAL;
+	if (!r2cc_obj_ok(q, R2CC_OBJ_REQ))
+		return -EBADF;
 	c = q->conn;
 	*done = 0;
 	r2cc_progress(c->ctx);
