@@ -40,6 +40,8 @@ LIBSO     := $(BUILD)/lib/libr2cc.so.$(VERSION)
 LIBA      := $(BUILD)/lib/libr2cc.a
 PCFILE    := $(BUILD)/lib/r2cc.pc
 TB_BINS   := $(BUILD)/tools/r2cc-tb-agent $(BUILD)/tools/r2cc-tb-hub
+PERF_SRCS := $(wildcard tools/perf/*.c)
+PERF_BIN  := $(BUILD)/tools/r2cc-perf
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 LIBTEST_SRCS := $(wildcard tests/libr2cc/*.c)
@@ -54,7 +56,7 @@ KTEST_BINS := $(patsubst tests/kmod/%.c,$(BUILD)/tests/kmod/%,$(KTEST_SRCS))
 all: lib tools unit ktests libtests sim
 
 lib: $(LIBSO) $(LIBA) $(PCFILE)
-tools: $(TB_BINS)
+tools: $(TB_BINS) $(PERF_BIN)
 unit: $(UNIT_BINS)
 ktests: $(KTEST_BINS)
 libtests: $(LIBTEST_BINS)
@@ -84,6 +86,13 @@ $(PCFILE): lib/r2cc.pc.in Makefile | $(BUILD)/lib
 
 $(BUILD)/tools/r2cc-tb-%: tools/testbed/%.c tools/testbed/tb_proto.h | $(BUILD)/tools
 	$(CC) $(WARN) -std=gnu11 $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) -o $@.tmp $<
+	mv -f $@.tmp $@
+
+# The benchmark runs in the nodes against the shared library, like the
+# library tests.
+$(PERF_BIN): $(PERF_SRCS) $(wildcard tools/perf/*.h include/r2cc/*.h) $(LIBSO) | $(BUILD)/tools
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@.tmp $(PERF_SRCS) \
+		-L$(BUILD)/lib -lr2cc -Wl,-rpath,$(BUILD)/lib -lm
 	mv -f $@.tmp $@
 
 # Unit tests link the static library: they may call its internals.
@@ -141,6 +150,34 @@ check: deps all kmod-testbed
 check-unit: all
 	@prove -f $(UNIT_BINS) tests/unit/*.sh tests/unit/*.py \
 		$(BUILD)/tests/sim/* tests/sim/*.sh
+
+# The host unit tests in C once more, and the library, built with ASan and
+# UBSan into $(BUILD)/asan (libibverbs stays uninstrumented).  tests/run-all
+# runs them too, with the same options.
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
+	     -fno-sanitize-recover=all
+SAN_ENV   := ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
+SAN_OBJS  := $(patsubst lib/%.c,$(BUILD)/asan/lib/%.o,$(LIB_SRCS))
+SAN_LIBA  := $(BUILD)/asan/lib/libr2cc.a
+SAN_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/asan/tests/unit/%,$(UNIT_SRCS))
+.PHONY: check-sanitize sanitize-unit
+
+$(BUILD)/asan/lib/%.o: lib/%.c $(wildcard lib/*.h include/r2cc/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -fvisibility=hidden -c -o $@ $<
+
+$(SAN_LIBA): $(SAN_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/asan/tests/unit/%: tests/unit/%.c tests/lib/tap.h $(SAN_LIBA)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Itests/lib -o $@ $< $(SAN_LIBA) -libverbs
+
+sanitize-unit: $(SAN_BINS)
+
+check-sanitize: sanitize-unit
+	@$(SAN_ENV) prove -f $(SAN_BINS)
 
 check-testbed: all kmod-testbed
 	@tests/run-all --testbed-only

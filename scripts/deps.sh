@@ -17,7 +17,7 @@ pkgs=(gcc make libc6-dev perl pkg-config python3 iproute2 kmod cpio sparse
       linux-source-6.1 binutils
       busybox-static xz-utils zstd qemu-system-x86 rdma-core
       ibverbs-providers ibverbs-utils libibverbs-dev librdmacm-dev
-      perftest libnl-3-dev libnl-genl-3-dev bpftrace dwarves
+      perftest libnl-3-dev libnl-genl-3-dev bpftrace dwarves systemtap-sdt-dev
       gnuplot-nox bpftool)
 
 headers_of() {

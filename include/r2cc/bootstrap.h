@@ -34,8 +34,11 @@ struct r2cc_boot;
 
 /*
  * Join the rendezvous; returns once every rank has joined.  Returns 0 and
- * sets *@boot, or -EINVAL (bad or missing options), -ETIMEDOUT, -ECONNREFUSED,
- * -EPROTO (a peer that does not speak the protocol, another world size).
+ * sets *@boot, or -EINVAL (bad or missing options), -ETIMEDOUT (a root
+ * that never listened, ranks that never came), -EPROTO (a peer that
+ * speaks another version of the protocol, another world size, a rank
+ * twice), -ECONNRESET (the root went away), -EADDRINUSE (rank 0: the port
+ * is taken), -ENOMEM, -EMFILE.  See Documentation/bootstrap.rst.
  */
 int r2cc_boot_init(const struct r2cc_boot_opts *opts, struct r2cc_boot **boot);
 int r2cc_boot_rank(const struct r2cc_boot *boot);
@@ -43,7 +46,10 @@ int r2cc_boot_size(const struct r2cc_boot *boot);
 
 /*
  * Every rank gives @len bytes at @mine (the same @len everywhere, at most
- * 64 KiB); @all receives size x @len bytes, rank r's at r x @len.
+ * 64 KiB); @all receives size x @len bytes, rank r's at r x @len (@mine
+ * may be there).  Returns 0, -EINVAL, -EPROTO (another @len somewhere),
+ * -ETIMEDOUT, -ECONNRESET or -EPIPE (a rank went away).  An error sticks:
+ * every later call returns it.  barrier() is an allgather of 0 bytes.
  */
 int r2cc_boot_allgather(struct r2cc_boot *boot, const void *mine, size_t len,
 			void *all);
