@@ -182,7 +182,7 @@ check-sanitize: sanitize-unit
 check-testbed: all kmod-testbed
 	@tests/run-all --testbed-only
 
-demo: deps all
+demo: deps all kmod-testbed
 	@scripts/demo.sh
 
 # The pkg-config file is written for the PREFIX given here, not the build's.

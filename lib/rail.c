@@ -180,8 +180,10 @@ void rail_fail(struct r2cc_conn *c, struct rail *r, const char *why)
 		r->st.failures++;
 		c->st.failovers++;
 		if (!c->repair_open) {
+			/* From the port event itself when that is the cause. */
 			c->repair_open = true;
-			c->detect_ns = now;
+			c->detect_ns = c->event_ns && c->event_ns <= now ?
+				       c->event_ns : now;
 		}
 	}
 	if (!r->told_down) {

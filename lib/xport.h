@@ -164,6 +164,7 @@ struct r2cc_conn {
 	uint32_t next_msg_id;
 	int open_reqs;
 	uint64_t detect_ns;		/* last failure detected, for repair */
+	uint64_t event_ns;		/* time of the NIC event being handled */
 	bool repair_open;
 	bool fallback;			/* no rail: over TCP */
 	struct r2cc_conn_stats st;
