@@ -614,9 +614,9 @@ void r2cc_xport_nic_event(struct r2cc_ctx *ctx, const struct r2cc_nic_event *ev)
 			c->event_ns = ev->time_ns;
 			if (!w.up)
 				rail_fail(c, r, "port went down");
-			c->event_ns = 0;
 			else
 				r->next_try_ns = 0;
+			c->event_ns = 0;
 			ctrl_send(&c->ctl, W_NIC, &w, sizeof(w), NULL, 0);
 		}
 	}
