@@ -23,6 +23,10 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
 	   -Wwrite-strings -Wvla
 CPPFLAGS_R2CC := -Iinclude -Iinclude/uapi -D_GNU_SOURCE
 ALL_CFLAGS = $(CPPFLAGS_R2CC) $(WARN) -std=gnu11 -fPIC $(CFLAGS) $(CPPFLAGS)
+# The GPU memory path is compiled when the CUDA toolkit's headers are
+# there (CUDA itself is loaded at run time).
+CUDA_HOME ?= /usr/local/cuda
+CUDA_CPPFLAGS := $(if $(wildcard $(CUDA_HOME)/include/cuda.h),-isystem $(CUDA_HOME)/include)
 
 # Module build: the running kernel's build dir, else the newest installed
 # Debian amd64 headers (these machines run a kernel without headers).
@@ -65,6 +69,7 @@ libtests: $(LIBTEST_BINS)
 sim:
 	@$(MAKE) -s -C tools/sim BUILD=$(BUILD)
 
+$(BUILD)/lib/cuda.o $(BUILD)/asan/lib/cuda.o: CPPFLAGS += $(CUDA_CPPFLAGS)
 $(BUILD)/lib/%.o: lib/%.c $(wildcard lib/*.h include/r2cc/*.h) | $(BUILD)/lib
 	$(CC) $(ALL_CFLAGS) -fvisibility=hidden -c -o $@ $<
 

@@ -187,6 +187,7 @@ static void repaired(struct r2cc_conn *c)
 		return;
 	t = r2cc_now_ns() - c->detect_ns;
 	c->repair_open = false;
+	R2CC_PROBE(repair, c, t);
 	c->st.repairs++;
 	c->st.repair_ns_last = t;
 	if (t > c->st.repair_ns_max)
@@ -238,6 +239,7 @@ static void fallback(struct r2cc_conn *c)
 			off += d.len;
 		} while (off < len);
 		c->st.tcp_bytes += len;
+		R2CC_PROBE(fallback, c, len);
 		chunk_done(c, m, k, NULL);
 	}
 }
@@ -250,6 +252,7 @@ void xfer_sender_resolve(struct r2cc_conn *c, struct rail *r)
 	const uint8_t *p = r->fenced_map, *end = p + r->fenced_len;
 	const struct wire_fenced *f = (const void *)p;
 	int ri = rail_idx(c, r);
+	uint64_t nback = 0, bback = 0;
 	uint32_t i, k;
 
 	p += sizeof(*f);
@@ -289,8 +292,11 @@ void xfer_sender_resolve(struct r2cc_conn *c, struct rail *r)
 				m->cursor = k;
 			r->st.rollbacks++;
 			c->st.resent_bytes += chunk_len(c, m, k);
+			nback++;
+			bback += chunk_len(c, m, k);
 		}
 	}
+	R2CC_PROBE(rollback, c, ri, nback, bback);
 	free(r->fenced_map);
 	r->fenced_map = NULL;
 	return;

@@ -100,6 +100,11 @@ int r2cc_obj_add(const void *p, int kind);
 void r2cc_obj_del(const void *p);
 bool r2cc_obj_ok(const void *p, int kind);
 
+/* cuda.c */
+int r2cc_cuda_dmabuf(struct r2cc_ctx *ctx, void *addr, size_t len, int *fd,
+		     uint64_t *offset);
+bool r2cc_cuda_peermem(void);
+
 int r2cc_tune_resolve(struct r2cc_ctx *ctx, const struct r2cc_ctx_opts *o);
 
 #endif

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "xport.h"
 
@@ -20,7 +21,7 @@ static int mr_new(struct r2cc_ctx *ctx, void *addr, size_t len,
 	if (!out)
 		return -EINVAL;
 	*out = NULL;
-	if (!ctx || !addr || !len || flags)
+	if (!ctx || !addr || !len || flags & ~R2CC_MR_CUDA)
 		return -EINVAL;
 	if (!r2cc_obj_ok(ctx, R2CC_OBJ_CTX))
 		return -EBADF;
@@ -58,6 +59,33 @@ static int mr_commit(struct r2cc_mr **out)
 	return ret;
 }
 
+/* GPU memory on every device: DMA-BUF first, nvidia-peermem second. */
+static int mr_reg_cuda(struct r2cc_ctx *ctx, struct r2cc_mr *mr, void *addr,
+		       size_t len)
+{
+	uint64_t off = 0;
+	int d, fd = -1, ret;
+
+	ret = r2cc_cuda_dmabuf(ctx, addr, len, &fd, &off);
+	if (ret && !r2cc_cuda_peermem())
+		return ret;
+	for (d = 0; d < ctx->ndevs; d++) {
+		mr->mrs[d] = fd < 0 ? NULL :
+			ibv_reg_dmabuf_mr(ctx->pds[d], off, len,
+					  (uintptr_t)addr, fd, MR_ACCESS);
+		if (!mr->mrs[d] && r2cc_cuda_peermem())
+			mr->mrs[d] = ibv_reg_mr(ctx->pds[d], addr, len,
+						MR_ACCESS);
+		if (!mr->mrs[d]) {
+			ret = errno ? -errno : -EOPNOTSUPP;
+			break;
+		}
+	}
+	if (fd >= 0)
+		close(fd);	/* the MRs hold their own references */
+	return d == ctx->ndevs ? 0 : ret;
+}
+
 R2CC_EXPORT int r2cc_mr_reg(struct r2cc_ctx *ctx, void *addr, size_t len,
 			    uint32_t flags, struct r2cc_mr **out)
 {
@@ -68,6 +96,15 @@ R2CC_EXPORT int r2cc_mr_reg(struct r2cc_ctx *ctx, void *addr, size_t len,
 	if (ret)
 		return ret;
 	mr = *out;
+	if (flags & R2CC_MR_CUDA) {
+		ret = mr_reg_cuda(ctx, mr, addr, len);
+		if (ret) {
+			mr_release(mr);
+			*out = NULL;
+			return ret;
+		}
+		return mr_commit(out);
+	}
 	for (d = 0; d < ctx->ndevs; d++) {
 		mr->mrs[d] = ibv_reg_mr(ctx->pds[d], addr, len, MR_ACCESS);
 		if (!mr->mrs[d]) {
@@ -91,7 +128,7 @@ R2CC_EXPORT int r2cc_mr_reg_dmabuf(struct r2cc_ctx *ctx, void *addr,
 	struct r2cc_mr *mr;
 	int d, ret;
 
-	if (fd < 0) {
+	if (fd < 0 || flags) {
 		if (out)
 			*out = NULL;
 		return -EINVAL;

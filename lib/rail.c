@@ -171,6 +171,7 @@ void rail_fail(struct r2cc_conn *c, struct rail *r, const char *why)
 	r2cc_log(c->ctx, probing ? R2CC_LOG_INFO : R2CC_LOG_WARN,
 		 "rail %d (%s): %s; failing over", (int)(r - c->rails),
 		 c->ctx->nics[r->nic].info.dev_name, why);
+	R2CC_PROBE(rail_fail, c, (int)(r - c->rails), why);
 	if (r->qp)
 		ibv_modify_qp(r->qp, &a, IBV_QP_STATE);
 	r->state = RAIL_FENCING;
@@ -221,6 +222,8 @@ void rail_progress_fence(struct r2cc_conn *c, struct rail *r)
 			 "rail %d: %d requests not flushed after fencing",
 			 (int)(r - c->rails),
 			 c->sender ? r->outstanding : r->rq_posted);
+	R2CC_PROBE(fence, c, (int)(r - c->rails), (int)c->sender,
+		   r2cc_now_ns() - r->fence_start_ns);
 	r2cc_log(c->ctx, R2CC_LOG_DEBUG, "rail %d: settled %.3f ms after it failed",
 		 (int)(r - c->rails),
 		 (r2cc_now_ns() - r->fence_start_ns) / 1e6);
@@ -305,6 +308,7 @@ void rail_probe_done(struct r2cc_conn *c, struct rail *r, bool ok)
 	r->state = RAIL_UP;
 	r->backoff_ns = BACKOFF_MIN_NS;
 	st->failbacks++;
+	R2CC_PROBE(failback, c, (int)(r - c->rails));
 	r2cc_log(c->ctx, R2CC_LOG_WARN, "rail %d (%s): back in service",
 		 (int)(r - c->rails), c->ctx->nics[r->nic].info.dev_name);
 }

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "probes.h"
 #include "wire.h"
 
 #define PROBE_WRID	UINT64_MAX

@@ -180,11 +180,17 @@ int r2cc_nic_is_active(const struct r2cc_ctx *ctx, int i);
 
 struct r2cc_mr;
 
+/* r2cc_mr_reg() flags */
+#define R2CC_MR_CUDA	(1U << 0)	/* @addr is CUDA device memory */
+
 /*
  * Register [@addr, @addr + @len) on every NIC in use, up front, so that a
- * failover never registers or exchanges keys.  Host memory.  Returns 0 and
- * sets *@mr, -EINVAL (NULL, zero length, flags), -ENOMEM, or the errno of
- * the first NIC that refused it (nothing stays registered then).
+ * failover never registers or exchanges keys.  Host memory, or with
+ * R2CC_MR_CUDA GPU memory (exported as a DMA-BUF through the CUDA driver,
+ * loaded at run time; nvidia-peermem as the fallback): -ENODEV without a
+ * CUDA driver, -EOPNOTSUPP where neither path works.  Returns 0 and sets
+ * *@mr, -EINVAL (NULL, zero length, unknown flags), -ENOMEM, or the errno
+ * of the first NIC that refused it (nothing stays registered then).
  */
 int r2cc_mr_reg(struct r2cc_ctx *ctx, void *addr, size_t len, uint32_t flags,
 		struct r2cc_mr **mr);

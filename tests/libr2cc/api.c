@@ -74,8 +74,10 @@ static void memory(uint8_t *buf, struct r2cc_mr **mr)
 	       "mr_reg: NULL address -> -EINVAL");
 	tap_ok(r2cc_mr_reg(ctx, buf, 0, 0, &m) == -EINVAL,
 	       "mr_reg: zero length -> -EINVAL");
-	tap_ok(r2cc_mr_reg(ctx, buf, BUF, 1, &m) == -EINVAL,
+	tap_ok(r2cc_mr_reg(ctx, buf, BUF, 1u << 31, &m) == -EINVAL,
 	       "mr_reg: unknown flag -> -EINVAL");
+	tap_ok(r2cc_mr_reg(ctx, buf, BUF, R2CC_MR_CUDA, &m) < 0 && !m,
+	       "mr_reg: host memory as CUDA memory, no GPU -> refused");
 	tap_ok(r2cc_mr_reg(ctx, buf, SIZE_MAX, 0, &m) == -EINVAL,
 	       "mr_reg: range wrapping the address space -> -EINVAL");
 	tap_ok(r2cc_mr_reg(ctx, buf, BUF, 0, NULL) == -EINVAL,
@@ -265,7 +267,7 @@ int main(void)
 
 	if (r2cc_ctx_create(&o, &ctx))
 		tap_skip_all("no RDMA device");
-	tap_plan(63);
+	tap_plan(64);
 	buf = aligned_alloc(4096, BUF);
 	memory(buf, &mr);
 	connections(&l);

@@ -9,14 +9,14 @@
 tb_require 2
 plan_later
 
-xfer_start "R2CC_STALL_MS=100" --msgs 60 --size 262144 --window 2
+xfer_start "R2CC_STALL_MS=100" --msgs 240 --size 262144 --window 2
 run_ok "both ranks streaming" xfer_streaming
 sleep 1
 tb shape node0 1 --delay 400ms
 sleep 3
 tb shape node0 1 --clear
 xfer_wait
-xfer_ok "delayed rail, buffers reused" 60 262144
+xfer_ok "delayed rail, buffers reused" 240 262144
 ok "$([ "$(xfer_rail 0 1 failures)" -ge 1 ] && echo 1)" \
 	"the delayed rail was suspected and fenced"
 [ $_tap_failed = 0 ] || xfer_diag
