@@ -95,10 +95,11 @@ R2CC_EXPORT int r2cc_listen(struct r2cc_ctx *ctx, struct r2cc_handle *handle,
 
 R2CC_EXPORT int r2cc_listener_close(struct r2cc_listener *l)
 {
-	if (!l)
-		return -EINVAL;
-	if (!r2cc_obj_ok(l, R2CC_OBJ_LISTENER))
-		return -EBADF;
+	int ret;
+
+	ret = r2cc_obj_check(l, R2CC_OBJ_LISTENER);
+	if (ret)
+		return ret;
 	r2cc_obj_del(l);
 	close(l->fd);
 	free(l);
@@ -366,11 +367,11 @@ int conn_progress(struct r2cc_conn *c)
 R2CC_EXPORT int r2cc_progress(struct r2cc_ctx *ctx)
 {
 	struct r2cc_conn *c;
+	int ret;
 
-	if (!ctx)
-		return -EINVAL;
-	if (!r2cc_obj_ok(ctx, R2CC_OBJ_CTX))
-		return -EBADF;
+	ret = r2cc_obj_check(ctx, R2CC_OBJ_CTX);
+	if (ret)
+		return ret;
 	r2cc_notify_drain(ctx);
 	for (c = ctx->conns; c; c = c->next)
 		conn_progress(c);
@@ -379,10 +380,11 @@ R2CC_EXPORT int r2cc_progress(struct r2cc_ctx *ctx)
 
 R2CC_EXPORT int r2cc_conn_ready(struct r2cc_conn *c)
 {
-	if (!c)
-		return -EINVAL;
-	if (!r2cc_obj_ok(c, R2CC_OBJ_CONN))
-		return -EBADF;
+	int ret;
+
+	ret = r2cc_obj_check(c, R2CC_OBJ_CONN);
+	if (ret)
+		return ret;
 	r2cc_progress(c->ctx);
 	if (c->state == CONN_FAILED)
 		return c->err;
@@ -392,12 +394,11 @@ R2CC_EXPORT int r2cc_conn_ready(struct r2cc_conn *c)
 R2CC_EXPORT int r2cc_conn_close(struct r2cc_conn *c)
 {
 	struct r2cc_conn **pp;
-	int i;
+	int i, ret;
 
-	if (!c)
-		return -EINVAL;
-	if (!r2cc_obj_ok(c, R2CC_OBJ_CONN))
-		return -EBADF;
+	ret = r2cc_obj_check(c, R2CC_OBJ_CONN);
+	if (ret)
+		return ret;
 	r2cc_obj_del(c);
 	for (pp = &c->ctx->conns; *pp; pp = &(*pp)->next)
 		if (*pp == c) {

@@ -99,6 +99,14 @@ void r2cc_obj_del(const void *p)
 	pthread_mutex_unlock(&lock);
 }
 
+/* 0 for a live object of @kind, -EINVAL for NULL, -EBADF otherwise. */
+int r2cc_obj_check(const void *p, int kind)
+{
+	if (!p)
+		return -EINVAL;
+	return r2cc_obj_ok(p, kind) ? 0 : -EBADF;
+}
+
 bool r2cc_obj_ok(const void *p, int kind)
 {
 	struct slot *s;

@@ -99,6 +99,7 @@ enum r2cc_obj_kind {
 int r2cc_obj_add(const void *p, int kind);
 void r2cc_obj_del(const void *p);
 bool r2cc_obj_ok(const void *p, int kind);
+int r2cc_obj_check(const void *p, int kind);
 
 /* cuda.c */
 int r2cc_cuda_dmabuf(struct r2cc_ctx *ctx, void *addr, size_t len, int *fd,

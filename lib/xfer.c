@@ -113,6 +113,22 @@ void xfer_release(struct r2cc_conn *c)
 
 /* ------------------------------------------------------------ API */
 
+static struct r2cc_req *req_new(struct r2cc_conn *c, uint8_t kind, int n)
+{
+	struct r2cc_req *q = calloc(1, sizeof(*q));
+
+	if (q && r2cc_obj_add(q, R2CC_OBJ_REQ)) {
+		free(q);
+		q = NULL;
+	}
+	if (q) {
+		q->conn = c;
+		q->kind = kind;
+		q->n = n;
+	}
+	return q;
+}
+
 R2CC_EXPORT int r2cc_isend(struct r2cc_conn *c, struct r2cc_mr *mr,
 			   const void *buf, size_t len, uint32_t tag,
 			   struct r2cc_req **out)
@@ -138,16 +154,9 @@ R2CC_EXPORT int r2cc_isend(struct r2cc_conn *c, struct r2cc_mr *mr,
 		return -EMSGSIZE;
 	if (!rails_up(c) && !c->ctx->tune.tcp_fallback)
 		return -ENETDOWN;
-	q = calloc(1, sizeof(*q));
+	q = req_new(c, REQ_SEND, 1);
 	if (!q)
 		return -ENOMEM;
-	if (r2cc_obj_add(q, R2CC_OBJ_REQ)) {
-		free(q);
-		return -ENOMEM;
-	}
-	q->conn = c;
-	q->kind = REQ_SEND;
-	q->n = 1;
 	/* Parked in the msg-less fields until a receive is announced. */
 	q->sizes[0] = len;
 	q->sbuf = (uint8_t *)(uintptr_t)buf;
@@ -207,16 +216,9 @@ R2CC_EXPORT int r2cc_irecv(struct r2cc_conn *c, int n, void *const *bufs,
 		return -ENETDOWN;
 	if (c->open_reqs >= MAX_RECV_REQS)
 		return -EAGAIN;
-	q = calloc(1, sizeof(*q));
+	q = req_new(c, REQ_RECV, n);
 	if (!q)
 		return -ENOMEM;
-	if (r2cc_obj_add(q, R2CC_OBJ_REQ)) {
-		free(q);
-		return -ENOMEM;
-	}
-	q->conn = c;
-	q->kind = REQ_RECV;
-	q->n = n;
 	c->open_reqs++;
 	for (i = 0; i < n; i++) {
 		uint32_t id = c->next_msg_id++ & MSG_ID_MASK;
