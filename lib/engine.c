@@ -316,14 +316,18 @@ static void sender_cq(struct r2cc_conn *c, struct rail *r,
 	if (wc->status == IBV_WC_SUCCESS)
 		r->last_progress_ns = r2cc_now_ns();
 	if (wc->wr_id == PROBE_WRID) {
-		if (wc->status != IBV_WC_WR_FLUSH_ERR)
-			rail_probe_done(c, r, wc->status == IBV_WC_SUCCESS);
+		rail_probe_done(c, r, wc->status == IBV_WC_SUCCESS);
 		return;
 	}
+	/*
+	 * Any error, a flush included: the QP is in error.  A flush on a
+	 * rail still up means the NIC put it there (rxe on 6.12 flushes
+	 * everything when the retries run out); rail_fail() ignores rails
+	 * already failing.  The chunk stays posted until the fence settles.
+	 */
 	if (wc->status != IBV_WC_SUCCESS) {
-		if (wc->status != IBV_WC_WR_FLUSH_ERR)
-			rail_fail(c, r, ibv_wc_status_str(wc->status));
-		return;	/* the chunk stays posted until the fence settles */
+		rail_fail(c, r, ibv_wc_status_str(wc->status));
+		return;
 	}
 	m = &c->msgs[(wc->wr_id >> 32) & MSG_ID_MASK];
 	k = (uint32_t)wc->wr_id;
@@ -369,11 +373,17 @@ static void receiver_cq(struct r2cc_conn *c, struct rail *r,
 
 	r->rq_posted--;
 	if (wc->status != IBV_WC_SUCCESS) {
-		if (wc->status != IBV_WC_WR_FLUSH_ERR)
-			rail_fail(c, r, ibv_wc_status_str(wc->status));
+		rail_fail(c, r, ibv_wc_status_str(wc->status));
 		return;
 	}
 	if (wc->opcode == IBV_WC_RECV)	/* a probe */
+		return;
+	/*
+	 * The rail was fenced and its report sent: this write landed before
+	 * the fence, and the report either counted it or had it sent again.
+	 * Its completion, polled late, adds nothing.
+	 */
+	if (r->state == RAIL_DOWN)
 		return;
 	if (wc->opcode != IBV_WC_RECV_RDMA_WITH_IMM ||
 	    !(wc->wc_flags & IBV_WC_WITH_IMM)) {
