@@ -106,8 +106,8 @@ $(BUILD)/tests/unit/%: tests/unit/%.c tests/lib/tap.h $(LIBA) $(LIBSO) | $(BUILD
 
 
 # Library tests the testbed runs in the nodes, against the shared library.
-$(BUILD)/tests/libr2cc/%: tests/libr2cc/%.c tests/lib/tap.h $(LIBSO) | $(BUILD)/tests/libr2cc
-	$(CC) $(ALL_CFLAGS) -Itests/lib -o $@.tmp $< -L$(BUILD)/lib -lr2cc \
+$(BUILD)/tests/libr2cc/%: tests/libr2cc/%.c tests/lib/tap.h lib/wire.h $(LIBSO) | $(BUILD)/tests/libr2cc
+	$(CC) $(ALL_CFLAGS) -Itests/lib -Ilib -o $@.tmp $< -L$(BUILD)/lib -lr2cc \
 		-Wl,-rpath,$(BUILD)/lib
 	mv -f $@.tmp $@
 

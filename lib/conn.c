@@ -16,18 +16,6 @@
 
 #include "xport.h"
 
-#define HANDLE_MAGIC 0x68633272u	/* "r2ch" */
-
-/* What struct r2cc_handle holds; never leaves the two processes. */
-struct handle_data {
-	uint32_t magic;
-	uint16_t family;		/* AF_INET */
-	uint16_t port;			/* network order */
-	uint32_t addr;			/* network order */
-	uint32_t reserved;
-	uint64_t nonce;			/* tells listeners apart */
-};
-
 _Static_assert(sizeof(struct handle_data) <= R2CC_HANDLE_SIZE,
 	       "handle too small");
 

@@ -27,6 +27,18 @@
 #define WIRE_MAX_MSG	(1u << 20)	/* largest control message payload */
 #define WIRE_DATA_MAX	(256u << 10)	/* TCP fallback piece */
 
+#define HANDLE_MAGIC	0x68633272u	/* "r2ch" */
+
+/* What struct r2cc_handle holds, opaque to the application. */
+struct handle_data {
+	uint32_t magic;
+	uint16_t family;		/* AF_INET */
+	uint16_t port;			/* network order */
+	uint32_t addr;			/* network order */
+	uint32_t reserved;
+	uint64_t nonce;			/* tells listeners apart */
+};
+
 enum wire_type {
 	W_HELLO = 1,		/* connector -> acceptor: its rails */
 	W_HELLO_ACK = 2,	/* acceptor -> connector: its rails */
