@@ -404,6 +404,7 @@ R2CC_EXPORT int r2cc_conn_close(struct r2cc_conn *c)
 			ibv_modify_qp(c->rails[i].qp, &a, IBV_QP_STATE);
 		}
 	xfer_release(c);
+	rails_reap(c, true);
 	for (i = 0; i < WIRE_MAX_RAILS; i++) {
 		rail_destroy(&c->rails[i]);
 		free(c->rails[i].fenced_map);

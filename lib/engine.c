@@ -591,6 +591,8 @@ void xfer_progress(struct r2cc_conn *c)
 	}
 	if (c->state != CONN_READY)
 		return;
+	if (c->ngrave)
+		rails_reap(c, false);
 	if (rails_up(c))
 		c->fallback = false;
 	if (c->sender) {

@@ -42,6 +42,44 @@ void rail_destroy(struct rail *r)
 	r->rq_posted = 0;
 }
 
+/*
+ * Set a failed rail's QP and CQ aside instead of destroying them now.
+ * rxe (6.12) frees a QP whose packets are still queued after 200 ms with a
+ * warning, and those packets then write into freed memory: a guest
+ * panicked that way once in the testbed after a carrier cut.  A few
+ * seconds later nothing refers to them any more.
+ */
+static void rail_retire(struct r2cc_conn *c, struct rail *r)
+{
+	if (r->qp && c->ngrave == GRAVE_MAX)
+		rails_reap(c, true);
+	if (r->qp) {
+		c->grave[c->ngrave].qp = r->qp;
+		c->grave[c->ngrave].cq = r->cq;
+		c->grave[c->ngrave++].at = r2cc_now_ns();
+		r->qp = NULL;
+		r->cq = NULL;
+	}
+	rail_destroy(r);
+}
+
+/* Destroy the QPs set aside long enough ago, or all of them. */
+void rails_reap(struct r2cc_conn *c, bool all)
+{
+	uint64_t now = r2cc_now_ns();
+	int i, n = 0;
+
+	for (i = 0; i < c->ngrave; i++) {
+		if (!all && now - c->grave[i].at < GRAVE_NS) {
+			c->grave[n++] = c->grave[i];
+			continue;
+		}
+		ibv_destroy_qp(c->grave[i].qp);
+		ibv_destroy_cq(c->grave[i].cq);
+	}
+	c->ngrave = n;
+}
+
 /* A fresh QP in INIT; its address goes in r->local. */
 int rail_create(struct r2cc_conn *c, struct rail *r)
 {
@@ -255,7 +293,7 @@ void rail_failback(struct r2cc_conn *c, struct rail *r)
 	r->next_try_ns = now + r->backoff_ns;
 	r->backoff_ns = r->backoff_ns * 2 > BACKOFF_MAX_NS ? BACKOFF_MAX_NS :
 							     r->backoff_ns * 2;
-	rail_destroy(r);
+	rail_retire(c, r);
 	r->epoch++;
 	r->peer_fenced = false;
 	r->told_down = false;
@@ -331,7 +369,7 @@ static void on_rail_req(struct r2cc_conn *c, const struct wire_rail_req *q)
 		send_ack(c, q->rail, q->epoch, false);
 		return;
 	}
-	rail_destroy(r);
+	rail_retire(c, r);
 	r->epoch = q->epoch;
 	r->told_down = false;
 	r->remote = q->qp;

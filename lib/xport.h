@@ -32,6 +32,8 @@
 #define RQ_DEPTH	256	/* receives posted per rail (receiver) */
 #define MAX_RECV_REQS	32	/* receive requests open per connection */
 #define FENCE_DRAIN_NS	(200ull * 1000000)	/* give up waiting for flushes */
+#define GRAVE_MAX	32	/* replaced QPs kept per connection */
+#define GRAVE_NS	(3000ull * 1000000)	/* and for how long */
 
 struct r2cc_mr {
 	struct r2cc_ctx *ctx;
@@ -169,6 +171,13 @@ struct r2cc_conn {
 	bool repair_open;
 	bool fallback;			/* no rail: over TCP */
 	struct r2cc_conn_stats st;
+	/* QPs replaced by a failback, destroyed a while later (rail.c) */
+	struct {
+		struct ibv_qp *qp;
+		struct ibv_cq *cq;
+		uint64_t at;
+	} grave[GRAVE_MAX];
+	int ngrave;
 };
 
 struct r2cc_listener {
@@ -195,6 +204,7 @@ void ctrl_keepalive(int fd, uint32_t timeout_ms);
 /* rail.c */
 int rail_create(struct r2cc_conn *c, struct rail *r);
 void rail_destroy(struct rail *r);
+void rails_reap(struct r2cc_conn *c, bool all);
 int rail_connect(struct r2cc_conn *c, struct rail *r);
 void rail_fill_rq(struct r2cc_conn *c, struct rail *r);
 void rail_fail(struct r2cc_conn *c, struct rail *r, const char *why);
