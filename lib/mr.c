@@ -48,10 +48,47 @@ static void mr_release(struct r2cc_mr *mr)
 	free(mr);
 }
 
-static int mr_commit(struct r2cc_mr **out)
+/*
+ * One MR per device: from the DMA-BUF @fd at @off when @fd >= 0, else
+ * plain memory; with @fallback, plain memory also where the DMA-BUF is
+ * refused (nvidia-peermem).  Returns 0, or the first refusal as -errno.
+ */
+static int mr_reg_each(struct r2cc_ctx *ctx, struct r2cc_mr *mr, void *addr,
+		       size_t len, int fd, uint64_t off, bool fallback)
 {
-	int ret = r2cc_obj_add(*out, R2CC_OBJ_MR);
+	int d, ret = 0;
 
+	for (d = 0; d < ctx->ndevs; d++) {
+		if (fd >= 0) {
+			errno = 0;
+			mr->mrs[d] = ibv_reg_dmabuf_mr(ctx->pds[d], off, len,
+						       (uintptr_t)addr, fd,
+						       MR_ACCESS);
+			/* rxe and older drivers have no DMA-BUF support. */
+			ret = errno && errno != ENOSYS &&
+			      errno != EPROTONOSUPPORT ? -errno : -EOPNOTSUPP;
+		}
+		if (!mr->mrs[d] && (fd < 0 || fallback)) {
+			mr->mrs[d] = ibv_reg_mr(ctx->pds[d], addr, len,
+						MR_ACCESS);
+			ret = errno ? -errno : fallback ? -EOPNOTSUPP : -ENOMEM;
+		}
+		if (!mr->mrs[d]) {
+			r2cc_log(ctx, R2CC_LOG_ERROR,
+				 "%s: cannot register %zu bytes%s: %d",
+				 ibv_get_device_name(ctx->devs[d]->device), len,
+				 fd >= 0 ? " (DMA-BUF)" : "", ret);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* Make @ret the outcome: the region is recorded, or released. */
+static int mr_finish(struct r2cc_mr **out, int ret)
+{
+	if (!ret)
+		ret = r2cc_obj_add(*out, R2CC_OBJ_MR);
 	if (ret) {
 		mr_release(*out);
 		*out = NULL;
@@ -63,70 +100,37 @@ static int mr_commit(struct r2cc_mr **out)
 static int mr_reg_cuda(struct r2cc_ctx *ctx, struct r2cc_mr *mr, void *addr,
 		       size_t len)
 {
+	bool peermem = r2cc_cuda_peermem();
 	uint64_t off = 0;
-	int d, fd = -1, ret;
+	int fd = -1, ret;
 
 	ret = r2cc_cuda_dmabuf(ctx, addr, len, &fd, &off);
-	if (ret && !r2cc_cuda_peermem())
+	if (ret && !peermem)
 		return ret;
-	for (d = 0; d < ctx->ndevs; d++) {
-		mr->mrs[d] = fd < 0 ? NULL :
-			ibv_reg_dmabuf_mr(ctx->pds[d], off, len,
-					  (uintptr_t)addr, fd, MR_ACCESS);
-		if (!mr->mrs[d] && r2cc_cuda_peermem())
-			mr->mrs[d] = ibv_reg_mr(ctx->pds[d], addr, len,
-						MR_ACCESS);
-		if (!mr->mrs[d]) {
-			ret = errno ? -errno : -EOPNOTSUPP;
-			break;
-		}
-	}
+	ret = mr_reg_each(ctx, mr, addr, len, fd, off, peermem);
 	if (fd >= 0)
 		close(fd);	/* the MRs hold their own references */
-	return d == ctx->ndevs ? 0 : ret;
+	return ret;
 }
 
 R2CC_EXPORT int r2cc_mr_reg(struct r2cc_ctx *ctx, void *addr, size_t len,
 			    uint32_t flags, struct r2cc_mr **out)
 {
-	struct r2cc_mr *mr;
-	int d, ret;
+	int ret;
 
 	ret = mr_new(ctx, addr, len, flags, out);
 	if (ret)
 		return ret;
-	mr = *out;
-	if (flags & R2CC_MR_CUDA) {
-		ret = mr_reg_cuda(ctx, mr, addr, len);
-		if (ret) {
-			mr_release(mr);
-			*out = NULL;
-			return ret;
-		}
-		return mr_commit(out);
-	}
-	for (d = 0; d < ctx->ndevs; d++) {
-		mr->mrs[d] = ibv_reg_mr(ctx->pds[d], addr, len, MR_ACCESS);
-		if (!mr->mrs[d]) {
-			ret = errno ? -errno : -ENOMEM;
-			r2cc_log(ctx, R2CC_LOG_ERROR,
-				 "%s: cannot register %zu bytes: %d",
-				 ibv_get_device_name(ctx->devs[d]->device),
-				 len, ret);
-			mr_release(mr);
-			*out = NULL;
-			return ret;
-		}
-	}
-	return mr_commit(out);
+	if (flags & R2CC_MR_CUDA)
+		return mr_finish(out, mr_reg_cuda(ctx, *out, addr, len));
+	return mr_finish(out, mr_reg_each(ctx, *out, addr, len, -1, 0, false));
 }
 
 R2CC_EXPORT int r2cc_mr_reg_dmabuf(struct r2cc_ctx *ctx, void *addr,
 				   size_t len, uint64_t offset, int fd,
 				   uint32_t flags, struct r2cc_mr **out)
 {
-	struct r2cc_mr *mr;
-	int d, ret;
+	int ret;
 
 	if (fd < 0 || flags) {
 		if (out)
@@ -136,26 +140,8 @@ R2CC_EXPORT int r2cc_mr_reg_dmabuf(struct r2cc_ctx *ctx, void *addr,
 	ret = mr_new(ctx, addr, len, flags, out);
 	if (ret)
 		return ret;
-	mr = *out;
-	for (d = 0; d < ctx->ndevs; d++) {
-		errno = 0;
-		mr->mrs[d] = ibv_reg_dmabuf_mr(ctx->pds[d], offset, len,
-					       (uintptr_t)addr, fd, MR_ACCESS);
-		if (!mr->mrs[d]) {
-			/* rxe and older drivers have no DMA-BUF support. */
-			ret = errno && errno != ENOSYS ? -errno : -EOPNOTSUPP;
-			if (ret == -EPROTONOSUPPORT)
-				ret = -EOPNOTSUPP;
-			r2cc_log(ctx, R2CC_LOG_ERROR,
-				 "%s: cannot register DMA-BUF %d: %d",
-				 ibv_get_device_name(ctx->devs[d]->device),
-				 fd, ret);
-			mr_release(mr);
-			*out = NULL;
-			return ret;
-		}
-	}
-	return mr_commit(out);
+	return mr_finish(out, mr_reg_each(ctx, *out, addr, len, fd, offset,
+					  false));
 }
 
 R2CC_EXPORT int r2cc_mr_dereg(struct r2cc_mr *mr)
