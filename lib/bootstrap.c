@@ -375,14 +375,18 @@ static int env_root(struct boot_cfg *c)
 	return set_root(c, addr, len, port);
 }
 
-static int boot_config(const struct r2cc_boot_opts *o, struct boot_cfg *c)
+static int boot_config(const struct r2cc_boot_opts *uo, struct boot_cfg *c)
 {
+	struct r2cc_boot_opts opts, *o = &opts;
 	long long v;
 	int ret;
 
-	if (o->size != sizeof(*o) || o->reserved)
-		return -EINVAL;
 	memset(c, 0, sizeof(*c));
+	ret = r2cc_opts_in(o, sizeof(*o), uo);
+	if (ret)
+		return ret;
+	if (o->reserved)
+		return -EINVAL;
 
 	if (o->world_size < 0 || o->world_size > BOOT_MAX_WORLD)
 		return -EINVAL;

@@ -417,28 +417,35 @@ R2CC_EXPORT int r2cc_conn_close(struct r2cc_conn *c)
 R2CC_EXPORT int r2cc_conn_stats(struct r2cc_conn *c, struct r2cc_conn_stats *st,
 				struct r2cc_rail_stats *rails, int nrails)
 {
+	struct r2cc_conn_stats cs;
+	struct r2cc_rail_stats rs;
+	size_t stride = 0;
 	int i;
 
-	if (!c || !st || st->size != sizeof(*st) || nrails < 0 ||
-	    (nrails && !rails))
+	if (!c || !st || r2cc_opts_out_check(r2cc_opts_size(st)) ||
+	    nrails < 0 || (nrails && !rails))
 		return -EINVAL;
+	/* rails[0].size is the size of every element: the array's stride. */
+	if (nrails) {
+		stride = r2cc_opts_size(rails);
+		if (r2cc_opts_out_check(stride))
+			return -EINVAL;
+	}
 	if (!r2cc_obj_ok(c, R2CC_OBJ_CONN))
 		return -EBADF;
-	for (i = 0; i < nrails && i < c->nrails; i++)
-		if (rails[i].size != sizeof(rails[i]))
-			return -EINVAL;
-	*st = c->st;
-	st->nrails = c->nrails;
-	st->fallback = c->fallback;
+	cs = c->st;
+	cs.nrails = c->nrails;
+	cs.fallback = c->fallback;
+	r2cc_opts_out(st, &cs, sizeof(cs));
 	for (i = 0; i < nrails && i < c->nrails; i++) {
 		const struct rail *r = &c->rails[i];
 
-		rails[i] = r->st;
-		rails[i].size = sizeof(rails[i]);
-		rails[i].nic = r->nic;
-		rails[i].state = r->state == RAIL_FENCING ? R2CC_RAIL_DOWN :
-							    r->state;
-		rails[i].weight = c->ctx->nics[r->nic].info.bandwidth_mbps;
+		rs = r->st;
+		rs.nic = r->nic;
+		rs.state = r->state == RAIL_FENCING ? R2CC_RAIL_DOWN : r->state;
+		rs.weight = c->ctx->nics[r->nic].info.bandwidth_mbps;
+		r2cc_opts_out_n((char *)rails + (size_t)i * stride, stride, &rs,
+				sizeof(rs));
 	}
 	return c->nrails;
 }

@@ -22,10 +22,9 @@ void r2cc_log(const struct r2cc_ctx *ctx, enum r2cc_log_level level,
 	ctx->log(ctx->log_arg, level, msg);
 }
 
+/* @o is the library's own copy (r2cc_opts_in()): its size is not checked. */
 static int r2cc_opts_check(const struct r2cc_ctx_opts *o)
 {
-	if (o->size != sizeof(*o))
-		return -EINVAL;
 	if (o->log_level < R2CC_LOG_ERROR || o->log_level > R2CC_LOG_DEBUG)
 		return -EINVAL;
 	if (o->flags & ~R2CC_CTX_NO_KMOD || o->reserved || o->reserved2)
@@ -115,7 +114,7 @@ int r2cc_tune_resolve(struct r2cc_ctx *ctx, const struct r2cc_ctx_opts *o)
 R2CC_EXPORT int r2cc_ctx_create(const struct r2cc_ctx_opts *opts,
 				struct r2cc_ctx **out)
 {
-	struct r2cc_ctx_opts def = { .size = sizeof(def) };
+	struct r2cc_ctx_opts def = { .size = sizeof(def) }, o;
 	struct r2cc_nic_sel sel;
 	struct r2cc_ctx *ctx;
 	const char *nics;
@@ -124,11 +123,11 @@ R2CC_EXPORT int r2cc_ctx_create(const struct r2cc_ctx_opts *opts,
 	if (!out)
 		return -EINVAL;
 	*out = NULL;
-	if (!opts)
-		opts = &def;
-	ret = r2cc_opts_check(opts);
+	ret = r2cc_opts_in(&o, sizeof(o), opts ? opts : &def);
+	ret = ret ?: r2cc_opts_check(&o);
 	if (ret)
 		return ret;
+	opts = &o;
 	ctx = calloc(1, sizeof(*ctx));
 	if (!ctx)
 		return -ENOMEM;
@@ -190,11 +189,9 @@ R2CC_EXPORT int r2cc_nic_count(const struct r2cc_ctx *ctx)
 R2CC_EXPORT int r2cc_nic_info(const struct r2cc_ctx *ctx, int i,
 			      struct r2cc_nic_info *info)
 {
-	if (!ctx || !info || i < 0 || i >= ctx->nnics ||
-	    info->size != sizeof(*info))
+	if (!ctx || !info || i < 0 || i >= ctx->nnics)
 		return -EINVAL;
-	*info = ctx->nics[i].info;
-	return 0;
+	return r2cc_opts_out(info, &ctx->nics[i].info, sizeof(*info));
 }
 
 R2CC_EXPORT enum r2cc_notify_source

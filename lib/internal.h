@@ -8,6 +8,8 @@
 
 #include <r2cc/r2cc.h>
 
+#include "opts.h"	/* size-versioned structs: r2cc_opts_in(), _out() */
+
 /* Everything is hidden (-fvisibility=hidden) unless marked for export. */
 #define R2CC_EXPORT __attribute__((visibility("default")))
 

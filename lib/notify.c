@@ -273,10 +273,13 @@ void r2cc_notify_drain(struct r2cc_ctx *ctx)
 R2CC_EXPORT int r2cc_next_event(struct r2cc_ctx *ctx,
 				struct r2cc_nic_event *ev, int timeout_ms)
 {
+	struct r2cc_nic_event e;
 	uint64_t deadline = 0;
 	int ret;
 
-	if (!ctx || !ev || ev->size != sizeof(*ev) || timeout_ms < -1)
+	/* Checked before an event is taken off the queue for the caller. */
+	if (!ctx || !ev || r2cc_opts_out_check(r2cc_opts_size(ev)) ||
+	    timeout_ms < -1)
 		return -EINVAL;
 	if (timeout_ms > 0)
 		deadline = r2cc_now_ns() + (uint64_t)timeout_ms * 1000000ull;
@@ -285,13 +288,15 @@ R2CC_EXPORT int r2cc_next_event(struct r2cc_ctx *ctx,
 		int wait = timeout_ms;
 
 		if (ctx->evq_len) {
-			*ev = ctx->evq[ctx->evq_head];
+			r2cc_opts_out(ev, &ctx->evq[ctx->evq_head], sizeof(e));
 			ctx->evq_head = (ctx->evq_head + 1) %
 					(sizeof(ctx->evq) / sizeof(ctx->evq[0]));
 			ctx->evq_len--;
 			return 1;
 		}
-		ret = r2cc_notify_poll(ctx, ev);
+		ret = r2cc_notify_poll(ctx, &e);
+		if (ret == 1)
+			r2cc_opts_out(ev, &e, sizeof(e));
 		if (ret)
 			return ret;
 		if (timeout_ms == 0)

@@ -5,7 +5,10 @@
  * Rank 0 listens at the root address; every rank connects to it and the
  * root relays what each rank contributes (allgather), which is how ranks
  * swap r2cc_handle values before r2cc_connect().  Same conventions as
- * <r2cc/r2cc.h>: negative errno returns, option struct with a size field.
+ * <r2cc/r2cc.h>: negative errno returns, option struct with a size field
+ * (its rules for sizes from an older or newer header apply: a smaller
+ * size reads the fields past it as zero, a larger one needs every byte
+ * past ours zero, else -E2BIG; under sizeof(size_t): -EINVAL).
  */
 #ifndef R2CC_BOOTSTRAP_H
 #define R2CC_BOOTSTRAP_H
@@ -18,7 +21,7 @@ extern "C" {
 #endif
 
 struct r2cc_boot_opts {
-	size_t size;		/* sizeof(struct r2cc_boot_opts) */
+	size_t size;		/* sizeof(struct r2cc_boot_opts), see the top */
 	/*
 	 * "host:port" of rank 0.  NULL: $R2CC_ROOT, else
 	 * $MASTER_ADDR:$MASTER_PORT (torchrun).
@@ -34,7 +37,8 @@ struct r2cc_boot;
 
 /*
  * Join the rendezvous; returns once every rank has joined.  Returns 0 and
- * sets *@boot, or -EINVAL (bad or missing options), -ETIMEDOUT (a root
+ * sets *@boot, or -EINVAL (bad or missing options), -E2BIG (@opts from a
+ * newer header, with a field this library lacks set), -ETIMEDOUT (a root
  * that never listened, ranks that never came), -EPROTO (a peer that
  * speaks another version of the protocol, another world size, a rank
  * twice), -ECONNRESET (the root went away), -EADDRINUSE (rank 0: the port

@@ -7,6 +7,23 @@
  * and nothing is printed unless the application installs a log callback.
  * Option structs start with a size field that the caller sets to sizeof();
  * fields the library does not know must be zero.
+ *
+ * Sizes and versions (as libbpf's OPTS_VALID and the kernel's
+ * copy_struct_from_user): the size tells the library which version of the
+ * struct the caller was built with.  A size below sizeof(size_t) (0, 1)
+ * or not a multiple of _Alignof(size_t) (no sizeof() of these structs is
+ * one) is -EINVAL, and so is one over 4096 for a struct the library fills.
+ *  - Structs the library reads (struct r2cc_ctx_opts, r2cc_boot_opts): a
+ *    smaller size is an older struct, and the fields past it read as zero;
+ *    a larger one is accepted only if every byte past the library's own
+ *    sizeof() is zero, else -E2BIG (a field this library does not have
+ *    was set).  Over 4096: -E2BIG, without reading it.
+ *  - Structs the library fills (r2cc_nic_info, r2cc_nic_event,
+ *    r2cc_conn_stats, r2cc_rail_stats): it writes the first min(size, its
+ *    own sizeof()) bytes but for the size field, which stays as the
+ *    caller set it, and nothing past the caller's size.  Fields newer than
+ *    the library are left as the caller set them, so initialise the
+ *    struct ({ .size = sizeof(s) }) and they read as zero.
  */
 #ifndef R2CC_R2CC_H
 #define R2CC_R2CC_H
@@ -56,7 +73,7 @@ enum r2cc_fallback {
 };
 
 struct r2cc_ctx_opts {
-	size_t size;		/* sizeof(struct r2cc_ctx_opts) */
+	size_t size;		/* sizeof(struct r2cc_ctx_opts), see the top */
 	r2cc_log_fn log;	/* NULL: silent */
 	void *log_arg;
 	int log_level;		/* messages up to this level; default ERROR */
@@ -90,8 +107,9 @@ struct r2cc_ctx;
 
 /*
  * Discover the fabric and start watching it.  @opts may be NULL for the
- * defaults.  Returns 0 and sets *@ctx, or -EINVAL (bad options), -ENODEV
- * (no usable NIC), -ENOMEM.
+ * defaults.  Returns 0 and sets *@ctx, or -EINVAL (bad options), -E2BIG
+ * (@opts from a newer header, with a field this library lacks set),
+ * -ENODEV (no usable NIC), -ENOMEM.
  */
 int r2cc_ctx_create(const struct r2cc_ctx_opts *opts, struct r2cc_ctx **ctx);
 void r2cc_ctx_destroy(struct r2cc_ctx *ctx);
@@ -114,7 +132,7 @@ enum r2cc_link_layer {
 
 /* One NIC is one port of an RDMA device. */
 struct r2cc_nic_info {
-	size_t size;		/* in: sizeof(struct r2cc_nic_info) */
+	size_t size;		/* in: sizeof(struct r2cc_nic_info), kept */
 	char dev_name[64];
 	uint32_t port;
 	int32_t numa_node;	/* -1 if unknown */
@@ -131,7 +149,10 @@ struct r2cc_nic_info {
 /* Number of NICs in use (after R2CC_NICS / opts->nics), >= 1. */
 int r2cc_nic_count(const struct r2cc_ctx *ctx);
 
-/* Describe NIC @i (0 .. count-1).  -EINVAL for a bad index or size. */
+/*
+ * Describe NIC @i (0 .. count-1): min(@info->size, sizeof) bytes of it.
+ * -EINVAL for a bad index or size.
+ */
 int r2cc_nic_info(const struct r2cc_ctx *ctx, int i,
 		  struct r2cc_nic_info *info);
 
@@ -146,7 +167,7 @@ enum r2cc_notify_source r2cc_notify_source(const struct r2cc_ctx *ctx);
 
 /* A change of one NIC's state, whatever the source. */
 struct r2cc_nic_event {
-	size_t size;		/* in: sizeof(struct r2cc_nic_event) */
+	size_t size;		/* in: sizeof(struct r2cc_nic_event), kept */
 	int32_t nic;		/* index as in r2cc_nic_info() */
 	uint8_t old_state;	/* enum r2cc_nic_state */
 	uint8_t new_state;
@@ -163,8 +184,9 @@ int r2cc_event_fd(const struct r2cc_ctx *ctx);
 
 /*
  * Wait up to @timeout_ms (-1 forever, 0 not at all) for the next change of
- * a NIC in use.  Returns 1 with *@ev filled, 0 on timeout, or -errno.
- * Changes of NICs not in use are consumed silently.
+ * a NIC in use.  Returns 1 with *@ev filled (up to @ev->size), 0 on
+ * timeout, or -errno; with a bad @ev->size, -EINVAL and no event is
+ * consumed.  Changes of NICs not in use are consumed silently.
  */
 int r2cc_next_event(struct r2cc_ctx *ctx, struct r2cc_nic_event *ev,
 		    int timeout_ms);
@@ -295,7 +317,7 @@ enum r2cc_rail_state {
 };
 
 struct r2cc_rail_stats {
-	size_t size;		/* in: sizeof(struct r2cc_rail_stats) */
+	size_t size;		/* in: sizeof(); only rails[0]'s is read */
 	int32_t nic;		/* local NIC index */
 	uint8_t state;		/* enum r2cc_rail_state */
 	uint8_t reserved[3];
@@ -308,7 +330,7 @@ struct r2cc_rail_stats {
 };
 
 struct r2cc_conn_stats {
-	size_t size;		/* in: sizeof(struct r2cc_conn_stats) */
+	size_t size;		/* in: sizeof(struct r2cc_conn_stats), kept */
 	int32_t nrails;
 	uint8_t notify_source;	/* enum r2cc_notify_source */
 	uint8_t fallback;	/* no rail up: carried over TCP */
@@ -325,7 +347,13 @@ struct r2cc_conn_stats {
 
 /*
  * Copy the connection's counters, and those of up to @nrails rails into
- * @rails (may be NULL).  Returns the number of rails, or -EINVAL.
+ * @rails (may be NULL when @nrails is 0).  @rails is an array of elements
+ * of rails[0].size bytes each: only the first element's size is read, and
+ * rail i is written at (char *)rails + i * rails[0].size, its first
+ * min(rails[0].size, sizeof(struct r2cc_rail_stats)) bytes (no element's
+ * size field is written).  A caller built against another header thus
+ * gets its own layout.  Returns the number of rails (possibly more than
+ * @nrails), -EINVAL (NULL, bad sizes), or -EBADF (not a connection).
  */
 int r2cc_conn_stats(struct r2cc_conn *conn, struct r2cc_conn_stats *stats,
 		    struct r2cc_rail_stats *rails, int nrails);

@@ -559,9 +559,8 @@ static void test_bad_opts(void)
 	tap_ok(r2cc_boot_init(NULL, &b) == -EINVAL && b == NULL,
 	       "no options, no environment: EINVAL, *boot cleared");
 	o.size = sizeof(o) - 1;
-	tap_ok(r2cc_boot_init(&o, &b) == -EINVAL, "short opts size: EINVAL");
-	o.size = sizeof(o) * 2;
-	tap_ok(r2cc_boot_init(&o, &b) == -EINVAL, "oversized opts: EINVAL");
+	tap_ok(r2cc_boot_init(&o, &b) == -EINVAL,
+	       "opts size not size_t-aligned: EINVAL");
 	o.size = sizeof(o);
 	o.reserved = 1;
 	tap_ok(r2cc_boot_init(&o, &b) == -EINVAL, "reserved != 0: EINVAL");
@@ -640,6 +639,61 @@ static void test_bad_opts(void)
 	r2cc_boot_destroy(NULL);
 	tap_ok(r2cc_boot_rank(NULL) == -EINVAL && r2cc_boot_size(NULL) == -EINVAL,
 	       "rank(NULL), size(NULL): EINVAL; destroy(NULL) is a no-op");
+}
+
+/* Opts from an older or a newer header (lib/opts.h); a world of 1. */
+static void test_opts_sizes(void)
+{
+	struct r2cc_boot_opts o;
+	size_t old = offsetof(struct r2cc_boot_opts, timeout_ms), big;
+	struct r2cc_boot *b;
+	unsigned char *buf;
+	int ret;
+
+	memset(&o, 0, sizeof(o));
+	o.size = old;
+	o.world_size = 1;
+	o.reserved = 1;			/* invalid if it were read */
+	b = NULL;
+	ret = r2cc_boot_init(&o, &b);
+	tap_ok(ret == 0 && b && r2cc_boot_size(b) == 1,
+	       "opts: older size %zu, junk past it ignored (%d)", old, ret);
+	r2cc_boot_destroy(b);
+	buf = malloc(old);		/* ASan: nothing past it is read */
+	o.reserved = 0;
+	memcpy(buf, &o, old);
+	b = NULL;
+	ret = r2cc_boot_init((void *)buf, &b);
+	tap_ok(ret == 0 && b && r2cc_boot_size(b) == 1,
+	       "opts: older size in a buffer of exactly that size (%d)", ret);
+	r2cc_boot_destroy(b);
+	free(buf);
+
+	big = sizeof(o) + 16;
+	buf = calloc(1, big);
+	o.size = big;
+	memcpy(buf, &o, sizeof(o));
+	b = NULL;
+	ret = r2cc_boot_init((void *)buf, &b);
+	tap_ok(ret == 0 && b && r2cc_boot_size(b) == 1,
+	       "opts: newer size, zero tail (%d)", ret);
+	r2cc_boot_destroy(b);
+	buf[sizeof(o)] = 1;
+	b = (struct r2cc_boot *)buf;
+	tap_ok(r2cc_boot_init((void *)buf, &b) == -E2BIG && !b,
+	       "opts: newer size, first tail byte set: E2BIG, *boot cleared");
+	buf[sizeof(o)] = 0;
+	buf[big - 1] = 0x80;
+	tap_ok(r2cc_boot_init((void *)buf, &b) == -E2BIG,
+	       "opts: newer size, last tail byte set: E2BIG");
+	free(buf);
+	o.size = 1u << 20;		/* ASan: not read past @o */
+	tap_ok(r2cc_boot_init(&o, &b) == -E2BIG,
+	       "opts: size 1 MiB: E2BIG without reading it");
+	o.size = 0;
+	tap_ok(r2cc_boot_init(&o, &b) == -EINVAL, "opts: size 0: EINVAL");
+	o.size = 1;
+	tap_ok(r2cc_boot_init(&o, &b) == -EINVAL, "opts: size 1: EINVAL");
 }
 
 static void test_timeouts(void)
@@ -955,11 +1009,12 @@ int main(void)
 	int64_t t0 = mono_ms();
 
 	clear_env();
-	tap_plan(58);
+	tap_plan(65);
 	test_world1();
 	test_worlds();
 	test_env();
 	test_bad_opts();
+	test_opts_sizes();
 	test_timeouts();
 	test_strays();
 	test_hostile_hello();
