@@ -57,7 +57,7 @@ KTEST_BINS := $(patsubst tests/kmod/%.c,$(BUILD)/tests/kmod/%,$(KTEST_SRCS))
 	check-testbed demo install uninstall clean help
 .DELETE_ON_ERROR:
 
-all: lib tools unit ktests libtests sim
+all: lib tools unit ktests libtests sim xsim
 
 lib: $(LIBSO) $(LIBA) $(PCFILE)
 tools: $(TB_BINS) $(PERF_BIN)
@@ -232,3 +232,5 @@ help:
 	@echo "make demo        boot a testbed, run traffic, cut a link, tear down"
 	@echo "make install     DESTDIR=, PREFIX= (default /usr/local)"
 	@echo "make clean       build outputs (keeps downloaded kernels)"
+
+include tests/xsim/xsim.mk

@@ -94,7 +94,8 @@ R2CC_EXPORT int r2cc_listener_close(struct r2cc_listener *l)
 	return 0;
 }
 
-static struct r2cc_conn *conn_new(struct r2cc_ctx *ctx, int fd, bool sender)
+/* A connection over the control socket @fd (the simulator makes its own). */
+struct r2cc_conn *conn_new(struct r2cc_ctx *ctx, int fd, bool sender)
 {
 	struct r2cc_conn *c = calloc(1, sizeof(*c));
 

@@ -215,6 +215,7 @@ void rail_failback(struct r2cc_conn *c, struct rail *r);
 int rails_up(const struct r2cc_conn *c);
 
 /* conn.c */
+struct r2cc_conn *conn_new(struct r2cc_ctx *ctx, int fd, bool sender);
 void conn_fail(struct r2cc_conn *c, int err, const char *why);
 int conn_handshake(struct r2cc_conn *c);
 

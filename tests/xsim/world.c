@@ -1,0 +1,891 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
+/*
+ * One simulated run: a sender and a receiver process (two contexts), a
+ * connection between them over N rails, an application on each side that
+ * streams checked messages with buffers reused at once, and a scheduler
+ * that interleaves their progress with hardware steps, control-network
+ * delivery, time and faults, all drawn from one seed.
+ *
+ * Invariants, checked as the run goes:
+ * - every write lands inside a receive buffer that is posted, carries the
+ *   bytes of exactly one message, and that message's own bytes;
+ * - a completed receive holds exactly its message (size and every byte)
+ *   and nothing past it; no message is received twice, or out of order;
+ * - a send the sender completed reached the receiver;
+ * - the run ends with nothing pending, once the faults heal, and every
+ *   verbs object freed when the connections close;
+ * - the control channel's queue and the replaced-QP list stay bounded.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "xport.h"
+#include "world.h"
+
+#define CHUNK		4096u
+#define MAX_CHUNKS	8u
+#define SLOT		(MAX_CHUNKS * CHUNK)
+#define RSLOTS		(MAX_RECV_REQS * R2CC_MAX_RECVS)
+#define SSLOTS		16
+#define MAX_SERIALS	4096
+#define MAX_EVENTS	64
+#define PHASE1_STEPS	30000
+#define HEAL_NS		(60ull * 1000000000)
+#define POISON_RX	0xdd
+#define POISON_TX	0xee
+#define CTRL_BOUND	(8u << 20)
+
+enum { RS_FREE, RS_POSTED };
+
+struct rreq {
+	struct r2cc_req *q;
+	int n;
+	int slot[R2CC_MAX_RECVS];
+	int expect[R2CC_MAX_RECVS];	/* serial, or -1 when not known */
+};
+
+struct sreq {
+	struct r2cc_req *q;
+	int serial;
+};
+
+struct nic_ev {
+	uint64_t at;
+	int node, nic;
+	bool up, live;
+};
+
+static struct {
+	const struct xs_config *cfg;
+	struct xs_rng rng;
+	struct r2cc_ctx *ctx[XS_NODES];
+	struct r2cc_conn *conn[XS_NODES];
+	struct r2cc_mr *smr, *rmr;
+	uint8_t *sbuf, *rbuf;
+	/* sender application */
+	int next_serial;
+	struct sreq sends[SSLOTS];
+	/* receiver application */
+	struct {
+		int state;
+		int bound;		/* serial written into it, or -1 */
+	} rs[RSLOTS];
+	int rfree[RSLOTS], nrfree;
+	struct rreq rreqs[MAX_RECV_REQS + 1];
+	int nrreqs;
+	int posted;			/* receives posted so far */
+	int last_rx;			/* highest serial received */
+	bool sent_ok[MAX_SERIALS], recv_ok[MAX_SERIALS];
+	/* what happened */
+	bool exact;			/* no request failed yet */
+	bool conn_lost;			/* a connection failed */
+	bool enomem_armed, enomem_fired;
+	int faults_left;
+	uint64_t last_change;
+	struct nic_ev ev[MAX_EVENTS];
+	bool failed;
+} W;
+
+char xs_why[256];
+uint64_t xs_steps_total;
+
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (W.failed)
+		return;
+	W.failed = true;
+	va_start(ap, fmt);
+	vsnprintf(xs_why, sizeof(xs_why), fmt, ap);
+	va_end(ap);
+}
+
+static void trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void trace(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!W.cfg->verbose)
+		return;
+	fprintf(stderr, "%10.6f ", xs_now / 1e9);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* ------------------------------------------------------------ messages */
+
+static uint64_t mix(uint64_t x)
+{
+	struct xs_rng r = { x };
+
+	return xs_next(&r);
+}
+
+/* The length of message @s: drawn from the seed, edge cases favoured. */
+static size_t msg_len(int s)
+{
+	uint64_t h = mix(W.cfg->seed * 31 + (uint64_t)s);
+	uint32_t max = W.cfg->max_chunks * CHUNK;
+
+	switch (h % 20) {
+	case 0:
+		return 0;
+	case 1:
+		return 1 + (h >> 8) % 7;
+	case 2: case 3: case 4: case 5:
+		return CHUNK * (1 + (h >> 8) % W.cfg->max_chunks);
+	default:
+		return 1 + (h >> 8) % max;
+	}
+}
+
+static uint32_t msg_tag(int s)
+{
+	return W.cfg->fallback && !W.cfg->enomem ? (uint32_t)s % 5 : 0;
+}
+
+static uint8_t pat(int s, size_t i)
+{
+	uint64_t v = ((uint64_t)(s + 1) << 32 | (i / 8)) ^
+		     0xa5a5a5a55a5a5a5aull;
+
+	return (uint8_t)(v >> (8 * (i % 8)));
+}
+
+/* The serial whose bytes begin at @p, found at offset @off; -1 if none. */
+static int decode(const uint8_t *p, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	v ^= 0xa5a5a5a55a5a5a5aull;
+	if ((uint32_t)v != off / 8 || (v >> 32) == 0 ||
+	    (v >> 32) > MAX_SERIALS)
+		return -1;
+	return (int)(v >> 32) - 1;
+}
+
+static bool same(const uint8_t *p, int s, size_t off, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != pat(s, off + i))
+			return false;
+	return true;
+}
+
+/* ------------------------------------------------------------ the NIC */
+
+static void on_write(int node, uint64_t addr, uint32_t len)
+{
+	uint64_t base = (uintptr_t)W.rbuf;
+	size_t off;
+	int slot;
+
+	if (node != 1 || addr < base || addr + len > base + (uint64_t)RSLOTS * SLOT) {
+		fail("a write outside every receive buffer (node %d)", node);
+		return;
+	}
+	slot = (int)((addr - base) / SLOT);
+	off = addr - base - (uint64_t)slot * SLOT;
+	if (off + len > SLOT) {
+		fail("a write across two receive buffers");
+		return;
+	}
+	if (W.rs[slot].state != RS_POSTED) {
+		fail("a write into receive buffer %d after its request completed",
+		     slot);
+		return;
+	}
+}
+
+/* The source bytes of a write, checked once the fake NIC moved them. */
+static void check_landed(int slot, size_t off, uint32_t len)
+{
+	const uint8_t *p = W.rbuf + (size_t)slot * SLOT + off;
+	int s;
+
+	if (len >= 8 && !(off % 8)) {
+		s = decode(p, off);
+		if (s < 0) {
+			fail("receive buffer %d got bytes of no message (a send buffer reused too early?)",
+			     slot);
+			return;
+		}
+	} else {
+		s = W.rs[slot].bound;
+		if (s < 0)
+			return;
+	}
+	if (W.rs[slot].bound >= 0 && W.rs[slot].bound != s) {
+		fail("receive buffer %d got bytes of messages %d and %d", slot,
+		     W.rs[slot].bound, s);
+		return;
+	}
+	W.rs[slot].bound = s;
+	if (!same(p, s, off, len))
+		fail("receive buffer %d: bytes of message %d are wrong at %zu",
+		     slot, s, off);
+}
+
+static struct {
+	int slot;
+	size_t off;
+	uint32_t len;
+	bool pending;
+} landing;
+
+static void on_write_hook(int node, uint64_t addr, uint32_t len)
+{
+	on_write(node, addr, len);
+	if (W.failed)
+		return;
+	landing.slot = (int)((addr - (uintptr_t)W.rbuf) / SLOT);
+	landing.off = addr - (uintptr_t)W.rbuf - (size_t)landing.slot * SLOT;
+	landing.len = len;
+	landing.pending = true;
+}
+
+static void on_violation(const char *what)
+{
+	fail("verbs model: %s", what);
+}
+
+/* ------------------------------------------------------------ contexts */
+
+static void log_fn(void *arg, enum r2cc_log_level level, const char *msg)
+{
+	static const char *const names[] = { "E", "W", "I", "D" };
+
+	fprintf(stderr, "%10.6f   [%s %s] %s\n", xs_now / 1e9,
+		(const char *)arg, names[level], msg);
+}
+
+static struct r2cc_ctx *mk_ctx(int node)
+{
+	struct r2cc_ctx_opts o = { .size = sizeof(o) };
+	struct r2cc_ctx *ctx = calloc(1, sizeof(*ctx));
+	int i;
+
+	if (W.cfg->verbose) {
+		ctx->log = log_fn;
+		ctx->log_arg = (void *)(node ? "rx" : "tx");
+		ctx->log_level = R2CC_LOG_DEBUG;
+	}
+	ctx->nnics = ctx->ndevs = W.cfg->nrails;
+	ctx->kmod_fd = ctx->epoll_fd = -1;
+	ctx->source = R2CC_NOTIFY_VERBS;
+	for (i = 0; i < W.cfg->nrails; i++) {
+		struct r2cc_nic *n = &ctx->nics[i];
+
+		n->info.size = sizeof(n->info);
+		snprintf(n->info.dev_name, sizeof(n->info.dev_name),
+			 "sim%d_%d", node, i);
+		n->info.port = 1;
+		n->info.link_layer = W.cfg->ib ? R2CC_LINK_INFINIBAND :
+						 R2CC_LINK_ETHERNET;
+		n->info.gid_index = 0;
+		n->info.gid[15] = (uint8_t)(node * 16 + i + 1);
+		n->info.gid[0] = W.cfg->ib ? 0xfe : 0;
+		n->info.bandwidth_mbps = 100000 >> (i & 1);
+		n->state = R2CC_NIC_ACTIVE;
+		n->dev = i;
+		n->kmod_dev = n->slot = -1;
+		ctx->devs[i] = fv_context(node, i);
+		ctx->pds[i] = fv_pd(node, i);
+		fv_set_port(node, i, W.cfg->ib, (uint16_t)(node * 16 + i + 1));
+	}
+	r2cc_tune_resolve(ctx, &o);
+	ctx->tune.chunk_size = CHUNK;
+	ctx->tune.stall_ms = 100;
+	ctx->tune.rail_depth = W.cfg->rail_depth;
+	ctx->tune.tcp_fallback = W.cfg->fallback;
+	r2cc_obj_add(ctx, R2CC_OBJ_CTX);
+	return ctx;
+}
+
+/* A failed control send, once, when the run allows it. */
+int __real_ctrl_send(struct ctrl *c, uint16_t type, const void *a,
+		     size_t alen, const void *b, size_t blen);
+int __wrap_ctrl_send(struct ctrl *c, uint16_t type, const void *a,
+		     size_t alen, const void *b, size_t blen);
+int __wrap_ctrl_send(struct ctrl *c, uint16_t type, const void *a,
+		     size_t alen, const void *b, size_t blen)
+{
+	if (W.enomem_armed && type != W_HELLO && type != W_HELLO_ACK &&
+	    xs_chance(&W.rng, 1, 4)) {
+		W.enomem_armed = false;
+		W.enomem_fired = true;
+		trace("inject: ctrl_send(type %u) fails with -ENOMEM", type);
+		return -ENOMEM;
+	}
+	return __real_ctrl_send(c, type, a, alen, b, blen);
+}
+
+/* ------------------------------------------------------------ applications */
+
+static void note_error(const char *who, int err)
+{
+	bool ok = (err == -ENETDOWN && !W.cfg->fallback) ||
+		  (W.enomem_fired && err == -ENOMEM) ||
+		  (W.conn_lost && (err == -ECONNRESET || err == -EPIPE ||
+				   err == -ENOMEM));
+
+	trace("%s: request failed: %d", who, err);
+	if (!ok)
+		fail("%s: a request failed with %d (%s)", who, err,
+		     strerror(-err));
+	W.exact = false;
+}
+
+static void sender_step(void)
+{
+	struct r2cc_conn *c = W.conn[0];
+	int i, done, ret;
+	size_t size;
+
+	if (!W.conn_lost && r2cc_conn_ready(c) == 0)
+		return;
+	for (i = 0; i < SSLOTS && !W.failed; i++) {
+		struct sreq *s = &W.sends[i];
+
+		if (!s->q)
+			continue;
+		ret = r2cc_test(s->q, &done, &size);
+		if (!done)
+			continue;
+		s->q = NULL;
+		W.last_change = xs_now;
+		if (ret) {
+			note_error("sender", ret);
+		} else {
+			if (size != msg_len(s->serial))
+				fail("send %d completed with size %zu, not %zu",
+				     s->serial, size, msg_len(s->serial));
+			W.sent_ok[s->serial] = true;
+			trace("app: send %d done", s->serial);
+		}
+		memset(W.sbuf + (size_t)i * SLOT, POISON_TX, SLOT);
+	}
+	for (i = 0; i < W.cfg->send_window && !W.failed; i++) {
+		struct sreq *s = &W.sends[i];
+		uint8_t *buf = W.sbuf + (size_t)i * SLOT;
+		size_t len, k;
+
+		if (s->q || W.next_serial >= W.cfg->nmsgs || W.conn_lost)
+			continue;
+		len = msg_len(W.next_serial);
+		for (k = 0; k < len; k++)
+			buf[k] = pat(W.next_serial, k);
+		ret = r2cc_isend(c, W.smr, buf, len, msg_tag(W.next_serial),
+				 &s->q);
+		if (ret == -ENETDOWN && !W.cfg->fallback)
+			break;
+		if (ret) {
+			if (!W.conn_lost)
+				note_error("sender: isend", ret);
+			break;
+		}
+		s->serial = W.next_serial++;
+		trace("app: send %d posted (%zu bytes)", s->serial, len);
+	}
+}
+
+static void recv_check(struct rreq *r, int i, size_t size)
+{
+	int slot = r->slot[i];
+	const uint8_t *p = W.rbuf + (size_t)slot * SLOT;
+	int s = r->expect[i];
+	size_t k;
+
+	if (size > SLOT) {
+		fail("receive of %zu bytes into a %u-byte buffer", size, SLOT);
+		return;
+	}
+	if (s < 0 && size) {
+		s = size >= 8 ? decode(p, 0) : W.rs[slot].bound;
+		if (s < 0) {
+			fail("a completed receive holds no message");
+			return;
+		}
+	}
+	if (s >= 0) {
+		if (size != msg_len(s)) {
+			fail("message %d received with size %zu, sent %zu", s,
+			     size, msg_len(s));
+			return;
+		}
+		if (!same(p, s, 0, size)) {
+			fail("message %d received with wrong bytes", s);
+			return;
+		}
+		if (W.recv_ok[s]) {
+			fail("message %d received twice", s);
+			return;
+		}
+		W.recv_ok[s] = true;
+		W.last_rx = s;
+	}
+	for (k = size; k < SLOT; k++)
+		if (p[k] != POISON_RX) {
+			fail("receive buffer %d written past its message (%zu)",
+			     slot, k);
+			return;
+		}
+}
+
+static void slot_free(int slot)
+{
+	memset(W.rbuf + (size_t)slot * SLOT, POISON_RX, SLOT);
+	W.rs[slot].state = RS_FREE;
+	W.rs[slot].bound = -1;
+	W.rfree[W.nrfree++] = slot;
+}
+
+static void receiver_step(void)
+{
+	struct r2cc_conn *c = W.conn[1];
+	size_t sizes[R2CC_MAX_RECVS];
+	int i, j, done, ret;
+
+	if (!W.conn_lost && r2cc_conn_ready(c) == 0)
+		return;
+	for (i = 0; i < W.nrreqs && !W.failed; i++) {
+		struct rreq *r = &W.rreqs[i];
+
+		ret = r2cc_test(r->q, &done, sizes);
+		if (!done)
+			continue;
+		W.last_change = xs_now;
+		if (ret)
+			note_error("receiver", ret);
+		for (j = 0; j < r->n && !W.failed; j++) {
+			if (!ret)
+				recv_check(r, j, sizes[j]);
+			slot_free(r->slot[j]);
+		}
+		trace("app: receive of %d done (%d)", r->n, ret);
+		W.rreqs[i--] = W.rreqs[--W.nrreqs];
+	}
+	while (!W.failed && !W.conn_lost && W.posted < W.cfg->nmsgs &&
+	       W.nrreqs <= MAX_RECV_REQS) {
+		void *bufs[R2CC_MAX_RECVS];
+		size_t lens[R2CC_MAX_RECVS];
+		uint32_t tags[R2CC_MAX_RECVS];
+		struct r2cc_mr *mrs[R2CC_MAX_RECVS];
+		struct rreq *r = &W.rreqs[W.nrreqs];
+		int n = 1 + (int)xs_below(&W.rng, (uint32_t)W.cfg->max_group);
+
+		if (n > W.cfg->nmsgs - W.posted)
+			n = W.cfg->nmsgs - W.posted;
+		if (n > W.nrfree)
+			break;
+		for (j = 0; j < n; j++) {
+			/* the buffer freed last is taken first: reuse at once */
+			r->slot[j] = W.rfree[W.nrfree - 1 - j];
+			bufs[j] = W.rbuf + (size_t)r->slot[j] * SLOT;
+			lens[j] = SLOT;
+			tags[j] = msg_tag(W.posted + j);
+			mrs[j] = W.rmr;
+			r->expect[j] = W.exact ? W.posted + j : -1;
+		}
+		ret = r2cc_irecv(c, n, bufs, lens, tags, mrs, &r->q);
+		if (ret == -EAGAIN || (ret == -ENETDOWN && !W.cfg->fallback))
+			break;
+		if (ret) {
+			if (!W.conn_lost)
+				note_error("receiver: irecv", ret);
+			break;
+		}
+		if (W.nrreqs == MAX_RECV_REQS) {
+			fail("r2cc_irecv took more than %d open requests",
+			     MAX_RECV_REQS);
+			break;
+		}
+		W.nrfree -= n;
+		for (j = 0; j < n; j++) {
+			W.rs[r->slot[j]].state = RS_POSTED;
+			W.rs[r->slot[j]].bound = -1;
+		}
+		r->n = n;
+		W.nrreqs++;
+		W.posted += n;
+		trace("app: %d receives posted (%d so far)", n, W.posted);
+	}
+}
+
+/* ------------------------------------------------------------ faults */
+
+static void event_add(uint64_t at, int node, int nic, bool up)
+{
+	int i;
+
+	for (i = 0; i < MAX_EVENTS; i++)
+		if (!W.ev[i].live) {
+			W.ev[i] = (struct nic_ev){ at, node, nic, up, true };
+			return;
+		}
+}
+
+static void events_due(void)
+{
+	int i, next;
+
+	for (;;) {
+		next = -1;
+		for (i = 0; i < MAX_EVENTS; i++)
+			if (W.ev[i].live && W.ev[i].at <= xs_now &&
+			    (next < 0 || W.ev[i].at < W.ev[next].at))
+				next = i;
+		if (next < 0)
+			return;
+		W.ev[next].live = false;
+		{
+			struct nic_ev *e = &W.ev[next];
+			struct r2cc_ctx *ctx = W.ctx[e->node];
+			struct r2cc_nic_event ev = {
+				.size = sizeof(ev), .nic = e->nic,
+				.old_state = ctx->nics[e->nic].state,
+				.new_state = e->up ? R2CC_NIC_ACTIVE :
+						     R2CC_NIC_DOWN,
+				.source = R2CC_NOTIFY_VERBS, .time_ns = e->at,
+			};
+
+			if (ev.old_state == ev.new_state)
+				continue;
+			ctx->nics[e->nic].state = ev.new_state;
+			trace("event: node %d nic %d %s", e->node, e->nic,
+			      e->up ? "up" : "down");
+			r2cc_xport_nic_event(ctx, &ev);
+		}
+	}
+}
+
+static void cut(int k, bool quiet)
+{
+	int n;
+
+	if (!fv_link(k))
+		return;
+	fv_set_link(k, false);
+	trace("fault: rail %d cut%s", k, quiet ? " (black hole)" : "");
+	for (n = 0; n < XS_NODES; n++)
+		if (!quiet && xs_chance(&W.rng, 4, 5))
+			event_add(xs_now + xs_below(&W.rng, 5000000), n, k,
+				  false);
+}
+
+static void restore(int k)
+{
+	int n;
+
+	if (fv_link(k))
+		return;
+	fv_set_link(k, true);
+	trace("fault: rail %d restored", k);
+	for (n = 0; n < XS_NODES; n++)
+		event_add(xs_now + 5000000 + xs_below(&W.rng, 5000000), n, k,
+			  true);
+}
+
+static void fault(void)
+{
+	struct fqp *qs[64];
+	int k = (int)xs_below(&W.rng, (uint32_t)W.cfg->nrails), n, i;
+
+	W.faults_left--;
+	switch (xs_below(&W.rng, 10)) {
+	case 0: case 1: case 2:
+		cut(k, false);
+		break;
+	case 3:
+		cut(k, true);
+		break;
+	case 4: case 5:
+		restore(k);
+		break;
+	case 6:
+		for (i = 0; i < W.cfg->nrails; i++)
+			cut(i, false);
+		break;
+	case 7:
+		n = fv_qps(qs, 64);
+		if (n) {
+			struct fqp *q = qs[xs_below(&W.rng, (uint32_t)n)];
+
+			trace("fault: NIC fails a QP of node %d rail %d",
+			      fv_qp_node(q), fv_qp_nic(q));
+			fv_fatal(q, xs_chance(&W.rng, 1, 2));
+		}
+		break;
+	case 8:
+		if (W.cfg->enomem && !W.enomem_fired)
+			W.enomem_armed = true;
+		break;
+	default:
+		cut(k, false);
+		restore(k);
+		break;
+	}
+}
+
+static void heal(void)
+{
+	int k;
+
+	for (k = 0; k < W.cfg->nrails; k++)
+		restore(k);
+	W.enomem_armed = false;
+}
+
+/* ------------------------------------------------------------ steps */
+
+static void hw_step(void)
+{
+	struct fqp *qs[64], *q;
+	int n = fv_qps(qs, 64);
+
+	if (!n)
+		return;
+	q = qs[xs_below(&W.rng, (uint32_t)n)];
+	if (fv_flush_pending(q) && xs_chance(&W.rng, 1, 3)) {
+		fv_flush(q);
+		return;
+	}
+	if (fv_can_deliver(q) && (!fv_can_ack(q) || xs_chance(&W.rng, 1, 2))) {
+		landing.pending = false;
+		fv_deliver(q);
+		if (landing.pending && !W.failed)
+			check_landed(landing.slot, landing.off, landing.len);
+		return;
+	}
+	fv_ack(q);
+}
+
+static void tick(void)
+{
+	uint32_t r = xs_below(&W.rng, 1000);
+
+	if (r < 950)
+		xs_now += 1000 + xs_below(&W.rng, 100000);
+	else if (r < 995)
+		xs_now += 1000000 + xs_below(&W.rng, 50000000);
+	else
+		xs_now += 100000000 + xs_below(&W.rng, 300000000);
+}
+
+static void step(bool faults)
+{
+	uint32_t r = xs_below(&W.rng, 100);
+
+	events_due();
+	if (r < 20)
+		sender_step();
+	else if (r < 40)
+		receiver_step();
+	else if (r < 50)
+		xs_pipe_deliver(0, 1 + xs_below(&W.rng, 8192));
+	else if (r < 60)
+		xs_pipe_deliver(1, 1 + xs_below(&W.rng, 8192));
+	else if (r < 86)
+		hw_step();
+	else if (r < 98 || !faults || W.faults_left <= 0)
+		tick();
+	else
+		fault();
+}
+
+static void check_bounds(void)
+{
+	int n;
+
+	for (n = 0; n < XS_NODES; n++) {
+		const struct r2cc_conn *c = W.conn[n];
+
+		if (c->ctl.out_len - c->ctl.out_off > CTRL_BOUND ||
+		    c->ctl.out_cap > 2 * CTRL_BOUND)
+			fail("node %d: control queue grew to %zu bytes", n,
+			     c->ctl.out_cap);
+		if (c->ngrave > GRAVE_MAX)
+			fail("node %d: %d replaced QPs kept", n, c->ngrave);
+	}
+	if (W.conn[0]->state == CONN_FAILED || W.conn[1]->state == CONN_FAILED)
+		W.conn_lost = true;
+}
+
+static bool finished(void)
+{
+	bool sends_open = false;
+	int i;
+
+	for (i = 0; i < SSLOTS; i++)
+		sends_open |= W.sends[i].q != NULL;
+	if (sends_open)
+		return false;
+	if (W.conn_lost)
+		return !W.nrreqs;
+	if (W.next_serial < W.cfg->nmsgs)
+		return false;
+	if (W.exact)
+		return W.posted == W.cfg->nmsgs && !W.nrreqs;
+	/* After a failure the receiver may hold receives no send will take. */
+	return !W.nrreqs || xs_now - W.last_change > 5000000000ull;
+}
+
+/* ------------------------------------------------------------ a run */
+
+static int setup(const struct xs_config *cfg)
+{
+	static struct fv_hooks hooks = { on_write_hook, on_violation };
+	static bool once;
+	int sv[2], i;
+
+	if (!once) {
+		fv_init(&hooks);
+		once = true;
+	}
+	memset(&W, 0, sizeof(W));
+	W.cfg = cfg;
+	W.rng.s = cfg->seed;
+	W.exact = true;
+	W.last_rx = -1;
+	W.faults_left = cfg->faults;
+	xs_now = 1000000000;
+	xs_why[0] = 0;
+	fv_reset();
+	xs_pipes_reset();
+	xs_net_rng = &W.rng;
+	xs_send_eagain = 20;
+	if (!W.sbuf) {
+		W.sbuf = malloc((size_t)SSLOTS * SLOT);
+		W.rbuf = malloc((size_t)RSLOTS * SLOT);
+	}
+	memset(W.sbuf, POISON_TX, (size_t)SSLOTS * SLOT);
+	for (i = RSLOTS - 1; i >= 0; i--)
+		slot_free(i);
+	W.ctx[0] = mk_ctx(0);
+	W.ctx[1] = mk_ctx(1);
+	if (r2cc_mr_reg(W.ctx[0], W.sbuf, (size_t)SSLOTS * SLOT, 0, &W.smr) ||
+	    r2cc_mr_reg(W.ctx[1], W.rbuf, (size_t)RSLOTS * SLOT, 0, &W.rmr)) {
+		fail("cannot register buffers");
+		return -1;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv)) {
+		fail("socketpair: %s", strerror(errno));
+		return -1;
+	}
+	xs_fds[0] = sv[0];
+	xs_fds[1] = sv[1];
+	W.conn[0] = conn_new(W.ctx[0], sv[0], true);
+	W.conn[1] = conn_new(W.ctx[1], sv[1], false);
+	W.conn[0]->nonce = W.conn[1]->nonce = 0x1234567 | 1;
+	W.conn[0]->state = CONN_TCP;
+	W.conn[1]->state = CONN_HELLO;
+	return 0;
+}
+
+static void teardown(void)
+{
+	int n;
+
+	for (n = 0; n < XS_NODES; n++) {
+		if (W.conn[n])
+			r2cc_conn_close(W.conn[n]);
+		W.conn[n] = NULL;
+	}
+	if (W.smr && r2cc_mr_dereg(W.smr))
+		fail("sender's buffer still in use after close");
+	if (W.rmr && r2cc_mr_dereg(W.rmr))
+		fail("receiver's buffer still in use after close");
+	W.smr = W.rmr = NULL;
+	for (n = 0; n < XS_NODES; n++) {
+		if (!W.ctx[n])
+			continue;
+		r2cc_obj_del(W.ctx[n]);
+		free(W.ctx[n]);
+		W.ctx[n] = NULL;
+	}
+	if (!W.failed && fv_live_count())
+		fail("%d verbs objects left after close", fv_live_count());
+	xs_fds[0] = xs_fds[1] = -1;
+}
+
+int xs_run(const struct xs_config *cfg)
+{
+	uint64_t steps = 0, heal_at = 0;
+	int s;
+
+	if (setup(cfg))
+		goto out;
+	while (!W.failed) {
+		bool healing = steps >= PHASE1_STEPS || heal_at;
+
+		if (steps == PHASE1_STEPS ||
+		    (!heal_at && W.next_serial >= cfg->nmsgs)) {
+			heal();
+			heal_at = xs_now;
+			trace("heal: every rail restored");
+		}
+		step(!healing);
+		steps++;
+		if (!W.failed)
+			check_bounds();
+		if (W.conn[0]->state == CONN_READY &&
+		    W.conn[1]->state == CONN_READY && finished())
+			break;
+		if (W.conn_lost && finished())
+			break;
+		if (heal_at && xs_now - heal_at > HEAL_NS) {
+			fail("hang: %d sends, %d receive requests still open %.1f s after the faults healed",
+			     W.next_serial, W.nrreqs, (xs_now - heal_at) / 1e9);
+			break;
+		}
+	}
+	if (!W.failed && !W.conn_lost)
+		for (s = 0; s < W.next_serial; s++)
+			if (W.sent_ok[s] && !W.recv_ok[s]) {
+				fail("message %d: the sender completed it, the receiver never got it",
+				     s);
+				break;
+			}
+	if (!W.failed && W.exact && !W.conn_lost)
+		for (s = 0; s < cfg->nmsgs; s++)
+			if (!W.recv_ok[s]) {
+				fail("message %d never received", s);
+				break;
+			}
+out:
+	xs_steps_total += steps;
+	teardown();
+	return W.failed;
+}
+
+void xs_config_draw(struct xs_config *cfg, uint64_t seed)
+{
+	struct xs_rng r = { seed ^ 0x5eed5eed5eedull };
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->seed = seed;
+	cfg->nrails = 1 + (int)xs_below(&r, XS_MAX_RAILS);
+	cfg->ib = xs_chance(&r, 1, 3);
+	cfg->fallback = xs_chance(&r, 1, 2);
+	cfg->rail_depth = 1 + xs_below(&r, 8);
+	cfg->nmsgs = 20 + (int)xs_below(&r, 300);
+	cfg->max_chunks = 1 + xs_below(&r, MAX_CHUNKS);
+	cfg->send_window = 1 + (int)xs_below(&r, SSLOTS);
+	cfg->max_group = 1 + (int)xs_below(&r, R2CC_MAX_RECVS);
+	cfg->faults = (int)xs_below(&r, 8);
+	cfg->enomem = xs_chance(&r, 1, 8);
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR MIT */
+/* The simulated world: two processes, their rails, the network, faults. */
+#ifndef R2CC_XSIM_WORLD_H
+#define R2CC_XSIM_WORLD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "xsim.h"
+
+#define XS_PIPE_WINDOW	(256u << 10)	/* bytes in flight, like a socket */
+
+struct xs_pipe {
+	uint8_t *buf;
+	size_t len, deliv, rd, cap;	/* written, let through, read */
+	size_t total;
+	bool dead;
+};
+
+extern uint64_t xs_now;
+extern struct xs_pipe xs_pipes[2];	/* 0: sender -> receiver */
+extern int xs_fds[2];
+extern int xs_send_eagain;
+extern struct xs_rng *xs_net_rng;
+size_t xs_pipe_deliver(int d, size_t n);
+void xs_pipes_reset(void);
+
+/* One run's shape, drawn from its seed (or set by a scripted case). */
+struct xs_config {
+	uint64_t seed;
+	int nrails;
+	bool ib;			/* InfiniBand ports (else RoCE) */
+	bool fallback;			/* TCP fallback when no rail is left */
+	uint32_t rail_depth;
+	int nmsgs;			/* messages in the stream */
+	uint32_t max_chunks;		/* largest message, in chunks */
+	int send_window;		/* sends the application keeps open */
+	int max_group;			/* receives per r2cc_irecv */
+	int faults;			/* fault budget */
+	bool enomem;			/* may inject a failed ctrl_send */
+	bool verbose;
+};
+
+void xs_config_draw(struct xs_config *cfg, uint64_t seed);
+
+/* 0: every invariant held; else the run failed (message in xs_why). */
+int xs_run(const struct xs_config *cfg);
+extern char xs_why[256];
+extern uint64_t xs_steps_total;
+
+#endif
