@@ -194,14 +194,35 @@ void conn_fail(struct r2cc_conn *c, int err, const char *why)
 		 c->sender ? "to receiver" : "from sender", why, err);
 	c->state = CONN_FAILED;
 	c->err = err;
-	/* Nothing may touch the buffers once their requests fail. */
-	for (i = 0; i < c->nrails; i++)
-		if (c->rails[i].qp) {
-			struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
-
-			ibv_modify_qp(c->rails[i].qp, &a, IBV_QP_STATE);
-		}
+	/*
+	 * Nothing may touch the buffers once their requests fail: a QP in
+	 * error may still move data until it has flushed, a destroyed one
+	 * never does.  The peer learns from the closed control channel.
+	 */
+	for (i = 0; i < c->nrails; i++) {
+		rail_destroy(&c->rails[i]);
+		c->rails[i].state = RAIL_DOWN;
+	}
+	rails_reap(c, true);
+	if (c->ctl.fd >= 0)
+		shutdown(c->ctl.fd, SHUT_RDWR);
 	xfer_fail_all(c, err);
+}
+
+/*
+ * Queue a control message.  One that cannot be queued fails the
+ * connection: every message on the failover path is awaited by the peer,
+ * and a lost one would leave a rail, or a message, waiting for ever.
+ */
+int ctl_send(struct r2cc_conn *c, uint16_t type, const void *a, size_t alen,
+	     const void *b, size_t blen)
+{
+	int ret = ctrl_send(&c->ctl, type, a, alen, b, blen);
+
+	if (ret >= 0)
+		return 0;
+	conn_fail(c, ret, "control message not sent");
+	return ret;
 }
 
 static int send_hello(struct r2cc_conn *c, uint16_t type)
@@ -248,13 +269,19 @@ static int rails_join(struct r2cc_conn *c, const struct wire_hello *h)
 
 		r->remote = h->qp[i];
 		r->peer_nic_up = h->qp[i].active;
-		if (!r->local.active || !r->remote.active) {
-			r->state = RAIL_DOWN;
+		/* qpn 0: the peer could not connect its end (QP 0 is no RC QP) */
+		if (!r->local.active || !r->remote.active || !r->remote.qpn) {
+			rail_start_down(c, r, 0);
 			continue;
 		}
 		ret = rail_connect(c, r);
-		if (ret)
-			return ret;
+		if (ret) {
+			/* One rail that cannot connect is a rail down. */
+			rail_start_down(c, r, ret);
+			if (!c->sender)
+				r->local.qpn = 0;
+			continue;
+		}
 		r->state = RAIL_UP;
 	}
 	c->st.nrails = c->nrails;

@@ -63,8 +63,14 @@ int ctrl_send(struct ctrl *c, uint16_t type, const void *a, size_t alen,
 		return c->err;
 	if (alen + blen > WIRE_MAX_MSG)
 		return -EMSGSIZE;
-	if (c->out_off == c->out_len)
+	if (c->out_off == c->out_len) {
 		c->out_off = c->out_len = 0;
+	} else if (c->out_off >= c->out_len / 2) {
+		/* Slide the unsent tail down rather than grow for ever. */
+		memmove(c->out, c->out + c->out_off, c->out_len - c->out_off);
+		c->out_len -= c->out_off;
+		c->out_off = 0;
+	}
 	need = c->out_len + sizeof(h) + alen + blen;
 	if (grow(&c->out, &c->out_cap, need))
 		return -ENOMEM;

@@ -71,7 +71,7 @@ int r2cc_tune_resolve(struct r2cc_ctx *ctx, const struct r2cc_ctx_opts *o)
 {
 	struct r2cc_tune *t = &ctx->tune;
 	const char *ifn;
-	uint32_t fb;
+	uint32_t fb, gid;
 	int ret;
 
 	ret = tune_one(ctx, o->chunk_size, "R2CC_CHUNK_SIZE", 65536,
@@ -90,8 +90,14 @@ int r2cc_tune_resolve(struct r2cc_ctx *ctx, const struct r2cc_ctx_opts *o)
 	 */
 	ret = ret ?: tune_one(ctx, 0, "R2CC_IB_TIMEOUT", 14, 1, 31,
 			      &t->ib_timeout);
+	/* Addressing, as NCCL's NCCL_IB_SL, NCCL_IB_TC, NCCL_IB_GID_INDEX. */
+	ret = ret ?: tune_one(ctx, 0, "R2CC_IB_SL", 0, 0, 15, &t->ib_sl);
+	ret = ret ?: tune_one(ctx, 0, "R2CC_IB_TC", 0, 0, 255, &t->ib_tc);
+	ret = ret ?: tune_one(ctx, 0, "R2CC_IB_GID_INDEX", UINT32_MAX, 0, 255,
+			      &gid);
 	if (ret)
 		return ret;
+	t->ib_gid_index = gid == UINT32_MAX ? -1 : (int32_t)gid;
 	if (o->fallback) {
 		t->tcp_fallback = o->fallback == R2CC_FALLBACK_TCP;
 	} else {

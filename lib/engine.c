@@ -21,6 +21,22 @@ static int rail_idx(const struct r2cc_conn *c, const struct rail *r)
 
 /* ------------------------------------------------------------ sender */
 
+/* Drop the announcements at the head whose receives are all taken. */
+static void pop_matched(struct r2cc_conn *c)
+{
+	while (c->cts_len) {
+		const struct cts *g = &c->ctsq[c->cts_head];
+		int i;
+
+		for (i = 0; i < g->count && g->matched[i]; i++)
+			;
+		if (i < g->count)
+			return;
+		c->cts_head = (c->cts_head + 1) % MAX_RECV_REQS;
+		c->cts_len--;
+	}
+}
+
 static void match(struct r2cc_conn *c)
 {
 	while (c->sq_head && c->cts_len) {
@@ -30,6 +46,15 @@ static void match(struct r2cc_conn *c)
 		struct msg *m;
 		int i, k;
 
+		if (q->err) {
+			/* Failed while queued (-ENETDOWN): never matched. */
+			c->sq_head = q->next;
+			if (!c->sq_head)
+				c->sq_tail = NULL;
+			q->next = NULL;
+			q->ndone = q->n;
+			continue;
+		}
 		for (i = 0; i < g->count; i++)
 			if (!g->matched[i] && g->e[i].tag == q->stag)
 				break;
@@ -50,7 +75,7 @@ static void match(struct r2cc_conn *c)
 		g->matched[i] = true;
 		m = &c->msgs[e->msg_id & MSG_ID_MASK];
 		m->used = true;
-		m->id = e->msg_id & MSG_ID_MASK;
+		m->id = e->msg_id;
 		m->req = q;
 		m->buf = q->sbuf;
 		m->len = q->sizes[0];
@@ -59,6 +84,8 @@ static void match(struct r2cc_conn *c)
 		m->tag = q->stag;
 		m->nchunks = nchunks_of(c, m->len);
 		m->raddr = e->addr;
+		m->device = (m->mr && m->mr->device) ||
+			    (e->flags & WIRE_CTS_DEVICE);
 		for (k = 0; k < c->nrails; k++)
 			m->rkey[k] = e->rkey[k];
 		q->m[0] = m;
@@ -66,8 +93,9 @@ static void match(struct r2cc_conn *c)
 			struct wire_msg_err w = { .msg_id = m->id,
 						  .err = EMSGSIZE };
 
-			ctrl_send(&c->ctl, W_MSG_ERR, &w, sizeof(w), NULL, 0);
 			msg_done(c, m, -EMSGSIZE);
+			if (ctl_send(c, W_MSG_ERR, &w, sizeof(w), NULL, 0))
+				return;
 		} else {
 			m->chunk_state = calloc(m->nchunks, 1);
 			m->chunk_rail = calloc(m->nchunks, 1);
@@ -77,12 +105,7 @@ static void match(struct r2cc_conn *c)
 			}
 			c->pend_msgs++;
 		}
-		for (i = 0; i < g->count && g->matched[i]; i++)
-			;
-		if (i == g->count) {
-			c->cts_head = (c->cts_head + 1) % MAX_RECV_REQS;
-			c->cts_len--;
-		}
+		pop_matched(c);
 	}
 }
 
@@ -211,6 +234,24 @@ static void chunk_done(struct r2cc_conn *c, struct msg *m, uint32_t k,
 		msg_done(c, m, 0);
 }
 
+/* Some message has chunks waiting to be sent again. */
+static bool msgs_resending(const struct r2cc_conn *c)
+{
+	uint32_t i, k;
+
+	for (i = 0; i < MAX_MSGS; i++) {
+		const struct msg *m = &c->msgs[i];
+
+		if (!m->used || m->done || !m->chunk_state)
+			continue;
+		for (k = 0; k < m->nchunks; k++)
+			if (m->chunk_rail[k] & RESENT &&
+			    m->chunk_state[k] != CH_DONE)
+				return true;
+	}
+	return false;
+}
+
 /* With no rail up, chunks go over the control channel. */
 static void fallback(struct r2cc_conn *c)
 {
@@ -222,6 +263,20 @@ static void fallback(struct r2cc_conn *c)
 	       (m = next_chunk(c, &k))) {
 		size_t len = chunk_len(c, m, k), off = 0;
 
+		if (m->device) {
+			/* The CPU cannot copy GPU memory onto a socket. */
+			struct wire_msg_err w = { .msg_id = m->id,
+						  .err = ENETDOWN };
+
+			r2cc_log(c->ctx, R2CC_LOG_ERROR,
+				 "message %u: GPU memory cannot take the TCP fallback",
+				 m->id);
+			msg_done(c, m, -ENETDOWN);
+			if (ctl_send(c, W_MSG_ERR, &w, sizeof(w), NULL, 0))
+				return;
+			continue;
+		}
+
 		do {
 			struct wire_data d = {
 				.msg_id = m->id, .chunk = k, .off = (uint32_t)off,
@@ -232,9 +287,9 @@ static void fallback(struct r2cc_conn *c)
 			if (off + d.len == len)
 				d.flags = WIRE_DATA_EOC |
 					  (k == m->nchunks - 1 ? WIRE_DATA_LAST : 0);
-			if (ctrl_send(&c->ctl, W_DATA, &d, sizeof(d),
-				      m->buf + (size_t)k * c->chunk_size + off,
-				      d.len) < 0)
+			if (ctl_send(c, W_DATA, &d, sizeof(d),
+				     m->buf + (size_t)k * c->chunk_size + off,
+				     d.len))
 				return;
 			off += d.len;
 		} while (off < len);
@@ -244,66 +299,107 @@ static void fallback(struct r2cc_conn *c)
 	}
 }
 
+/*
+ * Walk the fence report parts of @r (checked by on_fenced) and call @fn
+ * for each message entry, with its bitmap.  Returns what @fn returned
+ * first that was not 0.
+ */
+static int fenced_each(struct r2cc_conn *c, struct rail *r,
+		       int (*fn)(struct r2cc_conn *c, struct rail *r,
+				 const struct wire_fenced_msg *fm,
+				 const uint8_t *bits))
+{
+	const uint8_t *p = r->fenced_map, *end = p + r->fenced_len;
+	int ret;
+
+	while (p < end) {
+		const struct wire_fenced *f = (const void *)p;
+		uint32_t i;
+
+		p += sizeof(*f);
+		for (i = 0; i < f->nmsgs; i++) {
+			const struct wire_fenced_msg *fm = (const void *)p;
+
+			ret = fn(c, r, fm, p + sizeof(*fm));
+			if (ret)
+				return ret;
+			p += sizeof(*fm) + ((size_t)fm->nbits + 63) / 64 * 8;
+		}
+	}
+	return 0;
+}
+
+/* One message the receiver still had open: its chunks on @r settle. */
+static int resolve_msg(struct r2cc_conn *c, struct rail *r,
+		       const struct wire_fenced_msg *fm, const uint8_t *bits)
+{
+	struct msg *m = msg_by_id(c, fm->msg_id);
+	int ri = rail_idx(c, r);
+	uint32_t k, end;
+
+	if (!m || m->done || !m->chunk_state)
+		return 0;	/* settled here already (or never matched) */
+	m->listed = true;
+	end = fm->first + fm->nbits < m->nchunks ? fm->first + fm->nbits :
+						   m->nchunks;
+	for (k = fm->first; k < end && !m->done; k++) {
+		uint32_t b = k - fm->first;
+
+		if (m->chunk_state[k] != CH_POSTED ||
+		    (m->chunk_rail[k] & ~RESENT) != ri)
+			continue;
+		if (bits[b / 8] & (1u << (b % 8))) {
+			chunk_done(c, m, k, r);
+			continue;
+		}
+		m->chunk_state[k] = CH_PENDING;
+		m->chunk_rail[k] = RESENT;
+		if (k < m->cursor)
+			m->cursor = k;
+		r->st.rollbacks++;
+		c->st.resent_bytes += chunk_len(c, m, k);
+		c->resend_n++;
+		c->resend_bytes += chunk_len(c, m, k);
+	}
+	return 0;
+}
+
 /* The chunks @r carried without a completion: arrived, or sent again. */
 void xfer_sender_resolve(struct r2cc_conn *c, struct rail *r)
 {
-	const uint8_t *map[MAX_MSGS] = { 0 };
-	uint32_t nbits[MAX_MSGS] = { 0 };
-	const uint8_t *p = r->fenced_map, *end = p + r->fenced_len;
-	const struct wire_fenced *f = (const void *)p;
 	int ri = rail_idx(c, r);
-	uint64_t nback = 0, bback = 0;
 	uint32_t i, k;
 
-	p += sizeof(*f);
-	for (i = 0; i < f->nmsgs; i++) {
-		const struct wire_fenced_msg *fm = (const void *)p;
-		size_t bytes;
-
-		if ((size_t)(end - p) < sizeof(*fm))
-			goto bad;
-		bytes = ((size_t)fm->nbits + 63) / 64 * 8;
-		if (fm->msg_id >= MAX_MSGS || fm->nbits > IMM_CHUNK_MASK ||
-		    (size_t)(end - p) - sizeof(*fm) < bytes)
-			goto bad;
-		map[fm->msg_id] = p + sizeof(*fm);
-		nbits[fm->msg_id] = fm->nbits;
-		p += sizeof(*fm) + bytes;
-	}
+	c->resend_n = c->resend_bytes = 0;
+	fenced_each(c, r, resolve_msg);
 	for (i = 0; i < MAX_MSGS; i++) {
 		struct msg *m = &c->msgs[i];
+		bool listed = m->listed;
 
+		m->listed = false;
 		if (!m->used || m->done || !m->chunk_state)
 			continue;
 		for (k = 0; k < m->nchunks && !m->done; k++) {
 			if (m->chunk_state[k] != CH_POSTED ||
 			    (m->chunk_rail[k] & ~RESENT) != ri)
 				continue;
-			if (map[i] && k >= nbits[i])
-				goto bad;
-			/* Not listed: the receiver had the whole message. */
-			if (!map[i] || map[i][k / 8] & (1u << (k % 8))) {
-				chunk_done(c, m, k, r);
-				continue;
+			if (listed) {
+				conn_fail(c, -EPROTO,
+					  "fence report misses a chunk");
+				goto out;
 			}
-			m->chunk_state[k] = CH_PENDING;
-			m->chunk_rail[k] = RESENT;
-			if (k < m->cursor)
-				m->cursor = k;
-			r->st.rollbacks++;
-			c->st.resent_bytes += chunk_len(c, m, k);
-			nback++;
-			bback += chunk_len(c, m, k);
+			/* Not listed: the receiver had the whole message. */
+			chunk_done(c, m, k, r);
 		}
 	}
-	R2CC_PROBE(rollback, c, ri, nback, bback);
+	R2CC_PROBE(rollback, c, ri, c->resend_n, c->resend_bytes);
+	/* Nothing to send again: this failure needs no repair. */
+	if (!c->resend_n && !msgs_resending(c))
+		c->repair_open = false;
+out:
 	free(r->fenced_map);
 	r->fenced_map = NULL;
-	return;
-bad:
-	free(r->fenced_map);
-	r->fenced_map = NULL;
-	conn_fail(c, -EPROTO, "bad fence report");
+	r->fenced_len = 0;
 }
 
 static void sender_cq(struct r2cc_conn *c, struct rail *r,
@@ -329,9 +425,9 @@ static void sender_cq(struct r2cc_conn *c, struct rail *r,
 		rail_fail(c, r, ibv_wc_status_str(wc->status));
 		return;
 	}
-	m = &c->msgs[(wc->wr_id >> 32) & MSG_ID_MASK];
+	m = msg_by_id(c, (uint32_t)(wc->wr_id >> 32));
 	k = (uint32_t)wc->wr_id;
-	if (m->used && !m->done && m->chunk_state && k < m->nchunks &&
+	if (m && !m->done && m->chunk_state && k < m->nchunks &&
 	    m->chunk_state[k] == CH_POSTED &&
 	    (m->chunk_rail[k] & ~RESENT) == rail_idx(c, r))
 		chunk_done(c, m, k, r);
@@ -373,6 +469,12 @@ static void receiver_cq(struct r2cc_conn *c, struct rail *r,
 
 	r->rq_posted--;
 	if (wc->status != IBV_WC_SUCCESS) {
+		/*
+		 * The receive queue completes in order: once one receive has
+		 * flushed, no write can land through this QP any more.
+		 */
+		if (wc->status == IBV_WC_WR_FLUSH_ERR)
+			r->flushed = true;
 		rail_fail(c, r, ibv_wc_status_str(wc->status));
 		return;
 	}
@@ -397,50 +499,98 @@ static void receiver_cq(struct r2cc_conn *c, struct rail *r,
 	       imm & IMM_LAST, wc->byte_len);
 }
 
-/* W_FENCED body: what arrived of every open receive. */
-size_t xfer_fenced_report(struct r2cc_conn *c, uint8_t **out)
+/* Queue one part of a fence report; -errno when it could not be. */
+static int fence_part(struct r2cc_conn *c, uint8_t *buf, size_t len,
+		      bool last)
 {
-	size_t len = sizeof(struct wire_fenced), off;
-	struct wire_fenced *f;
-	uint32_t i;
-	uint8_t *p;
+	struct wire_fenced *f = (void *)buf;
 
-	for (i = 0; i < MAX_MSGS; i++)
-		if (c->msgs[i].used && !c->msgs[i].done && c->msgs[i].bitmap)
-			len += sizeof(struct wire_fenced_msg) +
-			       ((size_t)c->msgs[i].nchunks + 63) / 64 * 8;
-	p = calloc(1, len);
-	*out = p;
-	if (!p)
-		return 0;
-	f = (void *)p;
-	off = sizeof(*f);
-	for (i = 0; i < MAX_MSGS; i++) {
-		const struct msg *m = &c->msgs[i];
-		struct wire_fenced_msg *fm = (void *)(p + off);
+	if (last)
+		f->flags |= WIRE_FENCED_LAST;
+	return ctl_send(c, W_FENCED, buf, len, NULL, 0);
+}
+
+/*
+ * Tell the sender what arrived of every open receive before @r was
+ * fenced: W_FENCED in parts that each fit the control message limit.
+ * Returns 0, or -errno (the connection has failed).
+ */
+int xfer_fence_report(struct r2cc_conn *c, struct rail *r)
+{
+	uint32_t base = c->next_msg_id - MAX_MSGS, n;
+	size_t len = sizeof(struct wire_fenced);
+	struct wire_fenced *f;
+	uint8_t *buf;
+	int ret = 0;
+
+	buf = calloc(1, WIRE_MAX_MSG);
+	if (!buf) {
+		conn_fail(c, -ENOMEM, "fence report");
+		return -ENOMEM;
+	}
+	f = (void *)buf;
+	f->rail = (uint32_t)rail_idx(c, r);
+	f->epoch = r->epoch;
+	/* Oldest first: the sender resolves in any order, but logs read. */
+	for (n = 0; n < MAX_MSGS && !ret; n++) {
+		const struct msg *m = &c->msgs[(base + n) & MSG_ID_MASK];
+		uint32_t first = 0;
 
 		if (!m->used || m->done || !m->bitmap)
 			continue;
-		fm->msg_id = i;
-		fm->nbits = m->nchunks;
-		memcpy(fm + 1, m->bitmap, (m->nchunks + 7) / 8);
-		off += sizeof(*fm) + ((size_t)m->nchunks + 63) / 64 * 8;
-		f->nmsgs++;
+		while (first < m->nchunks && !ret) {
+			struct wire_fenced_msg *fm;
+			size_t bits, bytes;
+			uint32_t b;
+
+			if (len + sizeof(*fm) + 8 > WIRE_MAX_MSG) {
+				ret = fence_part(c, buf, len, false);
+				memset(buf + sizeof(*f), 0, len - sizeof(*f));
+				f->nmsgs = 0;
+				len = sizeof(*f);
+				continue;
+			}
+			bits = (WIRE_MAX_MSG - len - sizeof(*fm)) / 8 * 64;
+			if (bits > m->nchunks - first)
+				bits = m->nchunks - first;
+			bytes = (bits + 63) / 64 * 8;
+			fm = (void *)(buf + len);
+			fm->msg_id = m->id;
+			fm->first = first;
+			fm->nbits = (uint32_t)bits;
+			for (b = 0; b < bits; b++) {
+				uint32_t k = first + b;
+
+				if (m->bitmap[k / 8] & (1u << (k % 8)))
+					((uint8_t *)(fm + 1))[b / 8] |=
+						(uint8_t)(1u << (b % 8));
+			}
+			len += sizeof(*fm) + bytes;
+			f->nmsgs++;
+			first += (uint32_t)bits;
+		}
 	}
-	return len;
+	if (!ret)
+		ret = fence_part(c, buf, len, true);
+	free(buf);
+	return ret;
 }
 
 static void on_data(struct r2cc_conn *c, const struct wire_data *d,
 		    size_t len)
 {
-	struct msg *m = &c->msgs[d->msg_id & MSG_ID_MASK];
+	struct msg *m = msg_by_id(c, d->msg_id);
 	size_t at = (size_t)d->chunk * c->chunk_size + d->off;
 
-	if (c->sender || d->msg_id >= MAX_MSGS || len != sizeof(*d) + d->len ||
-	    !m->used || m->done || !m->bitmap || d->chunk >= m->nchunks ||
+	if (c->sender || len != sizeof(*d) + d->len ||
+	    !m || m->done || !m->bitmap || d->chunk >= m->nchunks ||
 	    d->off > c->chunk_size || d->len > c->chunk_size - d->off ||
 	    at > m->len || d->len > m->len - at || d->reserved) {
 		conn_fail(c, -EPROTO, "bad fallback data");
+		return;
+	}
+	if (m->device) {
+		conn_fail(c, -EPROTO, "fallback data for GPU memory");
 		return;
 	}
 	memcpy(m->buf + at, d + 1, d->len);
@@ -465,7 +615,8 @@ static void on_cts(struct r2cc_conn *c, const struct wire_cts *w, size_t len)
 	g = &c->ctsq[(c->cts_head + c->cts_len) % MAX_RECV_REQS];
 	memset(g, 0, sizeof(*g));
 	for (i = 0; i < w->count; i++) {
-		if (w->e[i].msg_id != (c->next_msg_id & MSG_ID_MASK)) {
+		if (w->e[i].msg_id != c->next_msg_id || w->e[i].reserved ||
+		    w->e[i].flags & ~WIRE_CTS_DEVICE) {
 			conn_fail(c, -EPROTO, "receive out of sequence");
 			return;
 		}
@@ -474,6 +625,35 @@ static void on_cts(struct r2cc_conn *c, const struct wire_cts *w, size_t len)
 	}
 	g->count = (int)w->count;
 	c->cts_len++;
+}
+
+/* The peer failed message @e->msg_id: here too, or its announcement. */
+static void on_msg_err(struct r2cc_conn *c, const struct wire_msg_err *e)
+{
+	struct msg *m = msg_by_id(c, e->msg_id);
+	int g, i;
+
+	if (e->err <= 0) {
+		conn_fail(c, -EPROTO, "bad message error");
+		return;
+	}
+	if (m) {
+		msg_done(c, m, -e->err);
+		return;
+	}
+	for (g = 0; c->sender && g < c->cts_len; g++) {
+		struct cts *q = &c->ctsq[(c->cts_head + g) % MAX_RECV_REQS];
+
+		for (i = 0; i < q->count; i++)
+			if (q->e[i].msg_id == e->msg_id && !q->matched[i]) {
+				q->matched[i] = true;	/* never matched now */
+				pop_matched(c);
+				return;
+			}
+	}
+	/* Settled here already; one never announced is a lie. */
+	if ((int32_t)(e->msg_id - c->next_msg_id) >= 0)
+		conn_fail(c, -EPROTO, "error for a message never announced");
 }
 
 static const uint32_t min_len[W_TYPE_MAX] = {
@@ -506,12 +686,7 @@ static void dispatch(struct r2cc_conn *c)
 		on_data(c, p, h->len);
 		break;
 	case W_MSG_ERR:
-		if (c->sender || e->msg_id >= MAX_MSGS || e->err <= 0 ||
-		    !c->msgs[e->msg_id].used) {
-			conn_fail(c, -EPROTO, "bad message error");
-			return;
-		}
-		msg_done(c, &c->msgs[e->msg_id], -e->err);
+		on_msg_err(c, e);
 		break;
 	default:
 		rail_on_msg(c, h->type, p, h->len);
@@ -572,6 +747,34 @@ static bool rails_settling(const struct r2cc_conn *c)
 	return false;
 }
 
+/*
+ * No rail left and no fallback: every open message fails with -ENETDOWN,
+ * and the peer is told which (W_MSG_ERR), so both ends hand back the same
+ * messages.  The two ends need not both run out of rails (one can rebuild
+ * a rail while the other still fences its last), so neither may assume the
+ * other failed anything it was not told of: the receiver's announcements
+ * stay queued at the sender until it hears that their receives failed.
+ * A rail rebuilt after this carries nothing of these messages: the peer
+ * reads their W_MSG_ERR before the W_RAIL_ACK that brings the rail back.
+ */
+static void no_rail_left(struct r2cc_conn *c)
+{
+	struct r2cc_req *q;
+	int i;
+
+	for (i = 0; i < MAX_MSGS && c->state == CONN_READY; i++) {
+		struct msg *m = &c->msgs[i];
+		struct wire_msg_err w = { .msg_id = m->id, .err = ENETDOWN };
+
+		if (!m->used || m->done)
+			continue;
+		msg_done(c, m, -ENETDOWN);
+		ctl_send(c, W_MSG_ERR, &w, sizeof(w), NULL, 0);
+	}
+	for (q = c->sq_head; q; q = q->next)
+		q->err = -ENETDOWN;
+}
+
 void xfer_progress(struct r2cc_conn *c)
 {
 	int i, n;
@@ -601,15 +804,8 @@ void xfer_progress(struct r2cc_conn *c)
 		if (!rails_up(c) && c->pend_msgs && c->ctx->tune.tcp_fallback)
 			fallback(c);
 	}
-	if (!c->ctx->tune.tcp_fallback && !rails_settling(c)) {
-		struct r2cc_req *q;
-
-		for (i = 0; i < MAX_MSGS; i++)
-			if (c->msgs[i].used && !c->msgs[i].done)
-				msg_done(c, &c->msgs[i], -ENETDOWN);
-		for (q = c->sq_head; q; q = q->next)
-			q->err = -ENETDOWN;
-	}
+	if (!c->ctx->tune.tcp_fallback && !rails_settling(c))
+		no_rail_left(c);
 	ctrl_flush(&c->ctl);
 }
 

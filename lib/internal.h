@@ -42,6 +42,9 @@ struct r2cc_tune {
 	uint32_t rail_depth;
 	uint32_t peer_timeout_ms;
 	uint32_t ib_timeout;		/* QP local ACK timeout exponent */
+	uint32_t ib_sl;			/* InfiniBand service level */
+	uint32_t ib_tc;			/* traffic class (GRH) */
+	int32_t ib_gid_index;		/* -1: the one discovery chose */
 	bool tcp_fallback;
 	char ctrl_ifname[16];
 };

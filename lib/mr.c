@@ -10,8 +10,8 @@
 
 #include "xport.h"
 
-#define MR_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
-		   IBV_ACCESS_REMOTE_READ)
+/* Chunks are RDMA writes: nothing ever reads a peer's memory. */
+#define MR_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE)
 
 static int mr_new(struct r2cc_ctx *ctx, void *addr, size_t len,
 		  uint32_t flags, struct r2cc_mr **out)
@@ -121,8 +121,10 @@ R2CC_EXPORT int r2cc_mr_reg(struct r2cc_ctx *ctx, void *addr, size_t len,
 	ret = mr_new(ctx, addr, len, flags, out);
 	if (ret)
 		return ret;
-	if (flags & R2CC_MR_CUDA)
+	if (flags & R2CC_MR_CUDA) {
+		(*out)->device = true;
 		return mr_finish(out, mr_reg_cuda(ctx, *out, addr, len));
+	}
 	return mr_finish(out, mr_reg_each(ctx, *out, addr, len, -1, 0, false));
 }
 
@@ -140,6 +142,7 @@ R2CC_EXPORT int r2cc_mr_reg_dmabuf(struct r2cc_ctx *ctx, void *addr,
 	ret = mr_new(ctx, addr, len, flags, out);
 	if (ret)
 		return ret;
+	(*out)->device = true;	/* a DMA-BUF: device memory, as a rule */
 	return mr_finish(out, mr_reg_each(ctx, *out, addr, len, fd, offset,
 					  false));
 }

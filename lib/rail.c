@@ -119,8 +119,13 @@ int rail_create(struct r2cc_conn *c, struct rail *r)
 	r->local.qpn = r->qp->qp_num;
 	r->local.psn = psn & 0xffffff;
 	memcpy(r->local.gid, nic->info.gid, 16);
-	r->local.mtu = ibv_query_port(rail_verbs(c, r), (uint8_t)nic->info.port,
-				      &pa) ? IBV_MTU_1024 : pa.active_mtu;
+	if (ibv_query_port(rail_verbs(c, r), (uint8_t)nic->info.port, &pa)) {
+		r->local.mtu = IBV_MTU_1024;
+	} else {
+		r->local.mtu = (uint8_t)pa.active_mtu;
+		r->local.lid = pa.lid;
+	}
+	r->flushed = false;
 	r->local.active = r2cc_nic_is_active(c->ctx, r->nic) == 1;
 	if (!c->sender)
 		rail_fill_rq(c, r);
@@ -131,6 +136,10 @@ int rail_create(struct r2cc_conn *c, struct rail *r)
 int rail_connect(struct r2cc_conn *c, struct rail *r)
 {
 	const struct r2cc_nic *nic = &c->ctx->nics[r->nic];
+	const struct r2cc_tune *t = &c->ctx->tune;
+	bool ib = nic->info.link_layer == R2CC_LINK_INFINIBAND;
+	int gid_index = t->ib_gid_index >= 0 ? t->ib_gid_index :
+					       nic->info.gid_index;
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_RTR,
 		.path_mtu = r->local.mtu < r->remote.mtu ? r->local.mtu :
@@ -140,18 +149,30 @@ int rail_connect(struct r2cc_conn *c, struct rail *r)
 		.max_dest_rd_atomic = 1,
 		.min_rnr_timer = 12,
 		.ah_attr = {
-			.is_global = 1,
+			.dlid = ib ? r->remote.lid : 0,
+			.sl = (uint8_t)t->ib_sl,
 			.port_num = (uint8_t)nic->info.port,
-			.grh = {
-				.sgid_index = (uint8_t)nic->info.gid_index,
-				.hop_limit = 64,
-			},
 		},
 	};
 
 	if (a.path_mtu < IBV_MTU_256 || a.path_mtu > IBV_MTU_4096)
 		return -EPROTO;
-	memcpy(a.ah_attr.grh.dgid.raw, r->remote.gid, 16);
+	/*
+	 * RoCE is always routed by GID.  InfiniBand is addressed by LID and
+	 * needs a global route header only to reach another subnet (the
+	 * GIDs' 64-bit prefixes differ).
+	 */
+	if (!ib || memcmp(r->remote.gid, r->local.gid, 8)) {
+		if (gid_index < 0 || gid_index > 255)
+			return -EADDRNOTAVAIL;
+		a.ah_attr.is_global = 1;
+		a.ah_attr.grh.sgid_index = (uint8_t)gid_index;
+		a.ah_attr.grh.hop_limit = 64;
+		a.ah_attr.grh.traffic_class = (uint8_t)t->ib_tc;
+		memcpy(a.ah_attr.grh.dgid.raw, r->remote.gid, 16);
+	} else if (!a.ah_attr.dlid) {
+		return -EADDRNOTAVAIL;
+	}
 	if (ibv_modify_qp(r->qp, &a, IBV_QP_STATE | IBV_QP_AV |
 			  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
 			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
@@ -190,7 +211,7 @@ static void send_rail(struct r2cc_conn *c, uint16_t type, struct rail *r)
 	struct wire_rail w = { .rail = (uint32_t)(r - c->rails),
 			       .epoch = r->epoch };
 
-	ctrl_send(&c->ctl, type, &w, sizeof(w), NULL, 0);
+	ctl_send(c, type, &w, sizeof(w), NULL, 0);
 }
 
 /*
@@ -210,8 +231,9 @@ void rail_fail(struct r2cc_conn *c, struct rail *r, const char *why)
 		 "rail %d (%s): %s; failing over", (int)(r - c->rails),
 		 c->ctx->nics[r->nic].info.dev_name, why);
 	R2CC_PROBE(rail_fail, c, (int)(r - c->rails), why);
-	if (r->qp)
-		ibv_modify_qp(r->qp, &a, IBV_QP_STATE);
+	/* A QP that cannot be put in error must not live on. */
+	if (r->qp && ibv_modify_qp(r->qp, &a, IBV_QP_STATE))
+		rail_destroy(r);
 	r->state = RAIL_FENCING;
 	r->fence_start_ns = now;
 	r->req_sent = false;
@@ -231,35 +253,37 @@ void rail_fail(struct r2cc_conn *c, struct rail *r, const char *why)
 	}
 }
 
-/* Settle a fencing rail once its QP has given back every work request. */
+/*
+ * Settle a fencing rail once its QP is drained: on the sender, every work
+ * request given back (each chunk's fate is then known, from its completion
+ * or the receiver's report); on the receiver, one receive flushed (the
+ * receive queue completes in order, so nothing lands through it after).
+ * A QP that does not drain in time is destroyed first: only then is it
+ * certain to touch no buffer again.
+ */
 void rail_progress_fence(struct r2cc_conn *c, struct rail *r)
 {
 	bool late = r2cc_now_ns() - r->fence_start_ns > FENCE_DRAIN_NS;
-	uint8_t *rep = NULL;
-	size_t len;
+	bool drained = c->sender ? !r->outstanding :
+				   r->flushed || !r->rq_posted;
 
-	if (c->sender) {
-		if ((r->outstanding && !late) || !r->peer_fenced)
-			return;
-		xfer_sender_resolve(c, r);
-	} else {
-		if (r->rq_posted && !late)
-			return;
-		len = xfer_fenced_report(c, &rep);
-		if (!rep) {
-			conn_fail(c, -ENOMEM, "fence report");
-			return;
-		}
-		((struct wire_fenced *)rep)->rail = (uint32_t)(r - c->rails);
-		((struct wire_fenced *)rep)->epoch = r->epoch;
-		ctrl_send(&c->ctl, W_FENCED, rep, len, NULL, 0);
-		free(rep);
-	}
-	if (late && (r->outstanding || r->rq_posted))
+	if (c->sender && !r->peer_fenced)
+		return;
+	if (!drained && !late)
+		return;
+	if (!drained) {
 		r2cc_log(c->ctx, R2CC_LOG_WARN,
-			 "rail %d: %d requests not flushed after fencing",
+			 "rail %d: %d requests not flushed after fencing; destroying its QP",
 			 (int)(r - c->rails),
 			 c->sender ? r->outstanding : r->rq_posted);
+		rail_destroy(r);
+	}
+	if (c->sender)
+		xfer_sender_resolve(c, r);
+	else if (xfer_fence_report(c, r))
+		return;
+	if (c->state != CONN_READY)
+		return;
 	R2CC_PROBE(fence, c, (int)(r - c->rails), (int)c->sender,
 		   r2cc_now_ns() - r->fence_start_ns);
 	r2cc_log(c->ctx, R2CC_LOG_DEBUG, "rail %d: settled %.3f ms after it failed",
@@ -270,6 +294,27 @@ void rail_progress_fence(struct r2cc_conn *c, struct rail *r)
 	r->next_try_ns = r2cc_now_ns() + r->backoff_ns / 4;
 }
 
+/*
+ * A rail that could not be connected at the handshake starts down, so
+ * failback retries it; the peer, which may have connected its end, is
+ * told to fence it.
+ */
+void rail_start_down(struct r2cc_conn *c, struct rail *r, int err)
+{
+	if (err)
+		r2cc_log(c->ctx, R2CC_LOG_WARN,
+			 "rail %d (%s): cannot connect (%d); starting down",
+			 (int)(r - c->rails), c->ctx->nics[r->nic].info.dev_name,
+			 err);
+	r->state = RAIL_DOWN;
+	r->backoff_ns = BACKOFF_MIN_NS;
+	r->next_try_ns = r2cc_now_ns() + BACKOFF_MIN_NS;
+	if (err && c->sender && r->remote.qpn) {
+		r->told_down = true;
+		send_rail(c, W_RAIL_DOWN, r);
+	}
+}
+
 static void send_ack(struct r2cc_conn *c, uint32_t rail, uint32_t epoch,
 		     bool ok)
 {
@@ -277,7 +322,7 @@ static void send_ack(struct r2cc_conn *c, uint32_t rail, uint32_t epoch,
 
 	if (ok)
 		a.qp = c->rails[rail].local;
-	ctrl_send(&c->ctl, W_RAIL_ACK, &a, sizeof(a), NULL, 0);
+	ctl_send(c, W_RAIL_ACK, &a, sizeof(a), NULL, 0);
 }
 
 /* Sender: try to bring a failed rail back when both NICs are up. */
@@ -294,6 +339,9 @@ void rail_failback(struct r2cc_conn *c, struct rail *r)
 	r->backoff_ns = r->backoff_ns * 2 > BACKOFF_MAX_NS ? BACKOFF_MAX_NS :
 							     r->backoff_ns * 2;
 	rail_retire(c, r);
+	free(r->fenced_map);
+	r->fenced_map = NULL;
+	r->fenced_len = 0;
 	r->epoch++;
 	r->peer_fenced = false;
 	r->told_down = false;
@@ -304,7 +352,7 @@ void rail_failback(struct r2cc_conn *c, struct rail *r)
 	q.epoch = r->epoch;
 	q.qp = r->local;
 	r->req_sent = true;
-	ctrl_send(&c->ctl, W_RAIL_REQ, &q, sizeof(q), NULL, 0);
+	ctl_send(c, W_RAIL_REQ, &q, sizeof(q), NULL, 0);
 }
 
 static void probe(struct r2cc_conn *c, struct rail *r)
@@ -405,22 +453,59 @@ static void on_rail_ack(struct r2cc_conn *c, const struct wire_rail_ack *a)
 	probe(c, r);
 }
 
-/* Store what the receiver says arrived before it fenced @r. */
+/* A fence report part is well formed: entries and bitmaps fit @len. */
+static bool fenced_ok(const struct wire_fenced *f, size_t len)
+{
+	const uint8_t *p = (const void *)(f + 1), *end = (const void *)f;
+	uint32_t i;
+
+	end += len;
+	if (f->flags & ~WIRE_FENCED_LAST)
+		return false;
+	for (i = 0; i < f->nmsgs; i++) {
+		const struct wire_fenced_msg *fm = (const void *)p;
+		size_t bytes;
+
+		if ((size_t)(end - p) < sizeof(*fm))
+			return false;
+		bytes = ((size_t)fm->nbits + 63) / 64 * 8;
+		if (fm->reserved || !fm->nbits || fm->nbits > IMM_CHUNK_MASK ||
+		    fm->first > IMM_CHUNK_MASK - fm->nbits ||
+		    (size_t)(end - p) - sizeof(*fm) < bytes)
+			return false;
+		p += sizeof(*fm) + bytes;
+	}
+	return p == end;
+}
+
+/* Gather what the receiver says arrived before it fenced @r. */
 static void on_fenced(struct r2cc_conn *c, const void *p, size_t len)
 {
 	const struct wire_fenced *f = p;
 	struct rail *r = &c->rails[f->rail];
+	uint8_t *map;
 
-	if (!c->sender || f->epoch != r->epoch || r->peer_fenced)
+	if (!c->sender || !fenced_ok(f, len)) {
+		conn_fail(c, -EPROTO, "bad fence report");
 		return;
-	free(r->fenced_map);
-	r->fenced_map = malloc(len);
-	if (!r->fenced_map) {
+	}
+	if (f->epoch != r->epoch || r->peer_fenced)
+		return;
+	if (r->state == RAIL_DOWN) {
+		/* Nothing was posted on it (it never connected here). */
+		r->peer_fenced = f->flags & WIRE_FENCED_LAST;
+		return;
+	}
+	map = realloc(r->fenced_map, r->fenced_len + len);
+	if (!map) {
 		conn_fail(c, -ENOMEM, "fence report");
 		return;
 	}
-	memcpy(r->fenced_map, p, len);
-	r->fenced_len = len;
+	memcpy(map + r->fenced_len, p, len);
+	r->fenced_map = map;
+	r->fenced_len += len;
+	if (!(f->flags & WIRE_FENCED_LAST))
+		return;
 	r->peer_fenced = true;
 	r->told_down = true;	/* the receiver knows */
 	rail_fail(c, r, "peer fenced it");

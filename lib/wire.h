@@ -8,9 +8,16 @@
  * a big-endian port would byte-swap in ctrl.c.  Every length and index
  * from the wire is checked before use: a peer is not trusted.
  *
- * RDMA writes carry 32 bits of immediate data (big-endian on the wire, as
- * verbs defines it): the message id (8 bits), a last-chunk flag and the
- * chunk index (23 bits).
+ * Messages are named by 32-bit sequence numbers (the receiver numbers its
+ * receives 0, 1, 2, ... in the order it announces them) in every control
+ * message.  RDMA writes carry 32 bits of immediate data (big-endian on the
+ * wire, as verbs defines it): the message's slot (its sequence number
+ * modulo MAX_MSGS, 8 bits), a last-chunk flag and the chunk index (23
+ * bits).  A slot names one message only: the receiver announces message N
+ * only once message N - MAX_MSGS has been handed back on its side, and the
+ * sender starts writing message N only once it has settled message
+ * N - MAX_MSGS on its own, so no write of an older message can be in
+ * flight in the same slot.
  */
 #ifndef R2CC_LIB_WIRE_H
 #define R2CC_LIB_WIRE_H
@@ -22,7 +29,7 @@
 #endif
 
 #define WIRE_MAGIC	0x63633272u	/* "r2cc" */
-#define WIRE_VERSION	1u
+#define WIRE_VERSION	2u
 #define WIRE_MAX_RAILS	16
 #define WIRE_MAX_MSG	(1u << 20)	/* largest control message payload */
 #define WIRE_DATA_MAX	(256u << 10)	/* TCP fallback piece */
@@ -65,7 +72,7 @@ struct wire_qp {
 	uint8_t gid[16];
 	uint8_t mtu;		/* enum ibv_mtu */
 	uint8_t active;		/* the NIC's port is ACTIVE */
-	uint8_t reserved[2];
+	uint16_t lid;		/* InfiniBand: the port's LID; RoCE: 0 */
 };
 
 struct wire_hello {
@@ -77,12 +84,16 @@ struct wire_hello {
 	struct wire_qp qp[];	/* nrails */
 };
 
+#define WIRE_CTS_DEVICE	1u	/* the buffer is GPU memory */
+
 struct wire_cts_entry {
-	uint32_t msg_id;
+	uint32_t msg_id;	/* sequence number */
 	uint32_t tag;
 	uint64_t addr;
 	uint64_t len;
 	uint32_t rkey[WIRE_MAX_RAILS];
+	uint32_t flags;		/* WIRE_CTS_* */
+	uint32_t reserved;	/* 0 */
 };
 
 struct wire_cts {
@@ -101,17 +112,28 @@ struct wire_nic {
 	uint32_t up;
 };
 
-/* W_FENCED: then @nmsgs x (struct wire_fenced_msg + bitmap, 8-aligned) */
+/*
+ * W_FENCED: what arrived of every receive still open when the receiver
+ * fenced a rail, in as many parts as the message size limit needs; the
+ * last part has WIRE_FENCED_LAST.  Each part is a struct wire_fenced,
+ * then @nmsgs x (struct wire_fenced_msg + bitmap of @nbits bits from chunk
+ * @first, padded to 8 bytes).  A message not listed in any part was
+ * complete, or handed back, at the receiver.
+ */
+#define WIRE_FENCED_LAST	1u
+
 struct wire_fenced {
 	uint32_t rail;
 	uint32_t epoch;
 	uint32_t nmsgs;
-	uint32_t reserved;
+	uint32_t flags;		/* WIRE_FENCED_* */
 };
 
 struct wire_fenced_msg {
-	uint32_t msg_id;
-	uint32_t nbits;		/* chunks the receive buffer holds */
+	uint32_t msg_id;	/* sequence number */
+	uint32_t first;		/* chunk of bit 0 */
+	uint32_t nbits;		/* chunks described */
+	uint32_t reserved;	/* 0 */
 };
 
 struct wire_rail_req {
@@ -132,7 +154,7 @@ struct wire_rail_ack {
 #define WIRE_DATA_EOC	2u	/* the piece ends its chunk */
 
 struct wire_data {
-	uint32_t msg_id;
+	uint32_t msg_id;	/* sequence number */
 	uint32_t chunk;
 	uint32_t off;		/* within the chunk */
 	uint32_t len;		/* payload bytes that follow */
@@ -141,7 +163,7 @@ struct wire_data {
 };
 
 struct wire_msg_err {
-	uint32_t msg_id;
+	uint32_t msg_id;	/* sequence number */
 	int32_t err;		/* positive errno */
 };
 
@@ -150,8 +172,8 @@ struct wire_msg_err {
 #define IMM_LAST	(1u << 23)
 #define IMM_CHUNK_MASK	(IMM_LAST - 1)
 #define IMM_PROBE	0xffffffffu	/* a probe send, not data */
-#define MSG_ID_MASK	0xffu
-#define MAX_MSGS	256		/* message slots: ids modulo this */
+#define MSG_ID_MASK	0xffu		/* the slot of a sequence number */
+#define MAX_MSGS	256		/* message slots */
 
 static inline uint32_t imm_make(uint32_t msg_id, uint32_t chunk, int last)
 {

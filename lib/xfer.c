@@ -27,6 +27,14 @@ size_t chunk_len(const struct r2cc_conn *c, const struct msg *m,
 	return m->len - off < c->chunk_size ? m->len - off : c->chunk_size;
 }
 
+/* The open message with sequence number @id, or NULL. */
+struct msg *msg_by_id(struct r2cc_conn *c, uint32_t id)
+{
+	struct msg *m = &c->msgs[id & MSG_ID_MASK];
+
+	return m->used && m->id == id ? m : NULL;
+}
+
 static void msg_release(struct msg *m)
 {
 	if (m->mr)
@@ -216,13 +224,20 @@ R2CC_EXPORT int r2cc_irecv(struct r2cc_conn *c, int n, void *const *bufs,
 		return -ENETDOWN;
 	if (c->open_reqs >= MAX_RECV_REQS)
 		return -EAGAIN;
+	/*
+	 * Message N takes slot N % MAX_MSGS: never while an older message
+	 * still holds it (a request ahead of it has not been tested yet).
+	 */
+	for (i = 0; i < n; i++)
+		if (c->msgs[(c->next_msg_id + (uint32_t)i) & MSG_ID_MASK].used)
+			return -EAGAIN;
 	q = req_new(c, REQ_RECV, n);
 	if (!q)
 		return -ENOMEM;
 	c->open_reqs++;
 	for (i = 0; i < n; i++) {
-		uint32_t id = c->next_msg_id++ & MSG_ID_MASK;
-		struct msg *m = &c->msgs[id];
+		uint32_t id = c->next_msg_id + (uint32_t)i;
+		struct msg *m = &c->msgs[id & MSG_ID_MASK];
 
 		m->used = true;
 		m->id = id;
@@ -235,6 +250,7 @@ R2CC_EXPORT int r2cc_irecv(struct r2cc_conn *c, int n, void *const *bufs,
 		m->nchunks = nchunks_of(c, lens[i]);
 		m->total = -1;
 		m->bitmap = calloc((m->nchunks + 7) / 8, 1);
+		m->device = m->mr && m->mr->device;
 		q->m[i] = m;
 		if (m->mr)
 			m->mr->inflight++;
@@ -246,6 +262,7 @@ R2CC_EXPORT int r2cc_irecv(struct r2cc_conn *c, int n, void *const *bufs,
 		cts.e[i].tag = tags[i];
 		cts.e[i].addr = (uintptr_t)bufs[i];
 		cts.e[i].len = lens[i];
+		cts.e[i].flags = m->device ? WIRE_CTS_DEVICE : 0;
 		for (k = 0; k < c->nrails && m->mr; k++)
 			cts.e[i].rkey[k] =
 				m->mr->mrs[c->ctx->nics[c->rails[k].nic].dev]->rkey;
@@ -253,9 +270,11 @@ R2CC_EXPORT int r2cc_irecv(struct r2cc_conn *c, int n, void *const *bufs,
 	ret = ctrl_send(&c->ctl, W_CTS, &cts,
 			sizeof(cts.h) + (size_t)n * sizeof(cts.e[0]), NULL, 0);
 	if (ret < 0) {
+		/* Not announced: the ids are free for the next try. */
 		req_free(q);
 		return ret;
 	}
+	c->next_msg_id += (uint32_t)n;
 	*out = q;
 	return 0;
 }

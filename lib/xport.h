@@ -40,6 +40,7 @@ struct r2cc_mr {
 	uintptr_t addr;
 	size_t len;
 	int inflight;			/* operations using it */
+	bool device;			/* GPU memory */
 	struct ibv_mr *mrs[R2CC_MAX_NICS];	/* per device */
 };
 
@@ -74,6 +75,7 @@ struct rail {
 	uint64_t fence_start_ns;
 	uint64_t vtime;			/* bytes posted / weight, scheduling */
 	bool peer_fenced;		/* sender: W_FENCED for this epoch in */
+	bool flushed;			/* receiver: a receive flushed */
 	bool told_down;			/* W_RAIL_DOWN for this epoch sent */
 	bool peer_nic_up;		/* the peer's NIC of this rail */
 	bool req_sent;			/* sender: W_RAIL_REQ outstanding */
@@ -91,10 +93,10 @@ enum chunk_state {
 	CH_DONE = 2,
 };
 
-/* A message, either side.  Slots are indexed by msg_id % MAX_MSGS. */
+/* A message, either side, in slot id % MAX_MSGS. */
 struct msg {
 	bool used;
-	uint32_t id;
+	uint32_t id;			/* sequence number */
 	struct r2cc_req *req;		/* owner */
 	int entry;			/* index within a grouped receive */
 	uint8_t *buf;
@@ -106,7 +108,8 @@ struct msg {
 	uint8_t *chunk_state;		/* sender: enum chunk_state */
 	uint8_t *chunk_rail;		/* sender: the rail it went on */
 	uint32_t cursor;		/* sender: first chunk maybe pending */
-	bool repair;			/* sender: has re-sent chunks */
+	bool listed;			/* sender: in the fence report read */
+	bool device;			/* GPU memory at either end */
 	uint64_t raddr;			/* sender: the receiver's buffer */
 	uint32_t rkey[WIRE_MAX_RAILS];
 	uint8_t *bitmap;		/* receiver: chunks arrived */
@@ -169,6 +172,7 @@ struct r2cc_conn {
 	uint64_t detect_ns;		/* last failure detected, for repair */
 	uint64_t event_ns;		/* time of the NIC event being handled */
 	bool repair_open;
+	uint64_t resend_n, resend_bytes;	/* sender: of the last fence */
 	bool fallback;			/* no rail: over TCP */
 	struct r2cc_conn_stats st;
 	/* QPs replaced by a failback, destroyed a while later (rail.c) */
@@ -208,6 +212,7 @@ void rails_reap(struct r2cc_conn *c, bool all);
 int rail_connect(struct r2cc_conn *c, struct rail *r);
 void rail_fill_rq(struct r2cc_conn *c, struct rail *r);
 void rail_fail(struct r2cc_conn *c, struct rail *r, const char *why);
+void rail_start_down(struct r2cc_conn *c, struct rail *r, int err);
 void rail_progress_fence(struct r2cc_conn *c, struct rail *r);
 void rail_on_msg(struct r2cc_conn *c, uint16_t type, const void *p,
 		 size_t len);
@@ -217,10 +222,13 @@ int rails_up(const struct r2cc_conn *c);
 /* conn.c */
 struct r2cc_conn *conn_new(struct r2cc_ctx *ctx, int fd, bool sender);
 void conn_fail(struct r2cc_conn *c, int err, const char *why);
+int ctl_send(struct r2cc_conn *c, uint16_t type, const void *a, size_t alen,
+	     const void *b, size_t blen);
 int conn_handshake(struct r2cc_conn *c);
 
 /* xfer.c: the API */
 void msg_done(struct r2cc_conn *c, struct msg *m, int err);
+struct msg *msg_by_id(struct r2cc_conn *c, uint32_t id);
 uint32_t nchunks_of(const struct r2cc_conn *c, size_t len);
 size_t chunk_len(const struct r2cc_conn *c, const struct msg *m, uint32_t k);
 
@@ -232,7 +240,7 @@ void xfer_on_msg(struct r2cc_conn *c, uint16_t type, const void *p,
 void xfer_sender_resolve(struct r2cc_conn *c, struct rail *r);
 void xfer_fail_all(struct r2cc_conn *c, int err);
 void xfer_release(struct r2cc_conn *c);
-size_t xfer_fenced_report(struct r2cc_conn *c, uint8_t **out);
+int xfer_fence_report(struct r2cc_conn *c, struct rail *r);
 int conn_progress(struct r2cc_conn *c);
 
 #endif

@@ -124,7 +124,7 @@ static void bad_hello(const char *what, void (*spoil)(struct hello2 *m,
 }
 
 static void s_magic(struct hello2 *m, size_t *l) { (void)l; m->h.magic ^= 1; }
-static void s_version(struct hello2 *m, size_t *l) { (void)l; m->h.version = 2; }
+static void s_version(struct hello2 *m, size_t *l) { (void)l; m->h.version = WIRE_VERSION + 1; }
 static void s_nonce(struct hello2 *m, size_t *l) { (void)l; m->h.nonce ^= 2; }
 static void s_rails0(struct hello2 *m, size_t *l) { m->h.nrails = 0; *l = sizeof(m->h); }
 static void s_rails17(struct hello2 *m, size_t *l) { (void)l; m->h.nrails = 17; }
@@ -258,7 +258,7 @@ int main(void)
 	tap_plan(26);
 
 	bad_hello("a wrong magic", s_magic);
-	bad_hello("version 2", s_version);
+	bad_hello("a version from the future", s_version);
 	bad_hello("another listener's nonce", s_nonce);
 	bad_hello("0 rails", s_rails0);
 	bad_hello("17 rails", s_rails17);
