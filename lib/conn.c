@@ -291,12 +291,19 @@ static int rails_join(struct r2cc_conn *c, const struct wire_hello *h)
 static int check_hello(struct r2cc_conn *c, const struct wire_hdr *hd,
 		       const struct wire_hello *h)
 {
+	uint32_t i;
+
 	if (hd->len < sizeof(*h) || h->magic != WIRE_MAGIC ||
 	    h->version != WIRE_VERSION || h->nonce != c->nonce ||
 	    !h->nrails || h->nrails > WIRE_MAX_RAILS ||
 	    hd->len != sizeof(*h) + h->nrails * sizeof(h->qp[0]) ||
 	    h->chunk_size < R2CC_CHUNK_MIN || h->chunk_size > R2CC_CHUNK_MAX)
 		return -EPROTO;
+	/* A malformed address is the peer's bug, not a rail that is down. */
+	for (i = 0; i < h->nrails; i++)
+		if (h->qp[i].mtu < IBV_MTU_256 || h->qp[i].mtu > IBV_MTU_4096 ||
+		    h->qp[i].active > 1)
+			return -EPROTO;
 	return 0;
 }
 

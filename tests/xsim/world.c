@@ -93,6 +93,9 @@ static struct {
 	bool failed;
 } W;
 
+static uint8_t *sbuf, *rbuf;	/* kept across runs */
+static uint8_t poison_rx[SLOT];
+
 char xs_why[256];
 uint64_t xs_steps_total;
 
@@ -178,14 +181,31 @@ static int decode(const uint8_t *p, size_t off)
 	return (int)(v >> 32) - 1;
 }
 
+/* The bytes of message @s at [@off, @off + @len), a word at a time. */
+static void fill(uint8_t *p, int s, size_t off, size_t len)
+{
+	size_t i = 0;
+
+	for (; i < len && (off + i) % 8; i++)
+		p[i] = pat(s, off + i);
+	for (; i + 8 <= len; i += 8) {
+		uint64_t v = ((uint64_t)(s + 1) << 32 | ((off + i) / 8)) ^
+			     0xa5a5a5a55a5a5a5aull;
+
+		memcpy(p + i, &v, 8);
+	}
+	for (; i < len; i++)
+		p[i] = pat(s, off + i);
+}
+
 static bool same(const uint8_t *p, int s, size_t off, size_t len)
 {
-	size_t i;
+	static uint8_t want[SLOT];
 
-	for (i = 0; i < len; i++)
-		if (p[i] != pat(s, off + i))
-			return false;
-	return true;
+	if (len > SLOT)
+		return false;
+	fill(want, s, off, len);
+	return !memcmp(p, want, len);
 }
 
 /* ------------------------------------------------------------ the NIC */
@@ -385,13 +405,12 @@ static void sender_step(void)
 	for (i = 0; i < W.cfg->send_window && !W.failed; i++) {
 		struct sreq *s = &W.sends[i];
 		uint8_t *buf = W.sbuf + (size_t)i * SLOT;
-		size_t len, k;
+		size_t len;
 
 		if (s->q || W.next_serial >= W.cfg->nmsgs || W.conn_lost)
 			continue;
 		len = msg_len(W.next_serial);
-		for (k = 0; k < len; k++)
-			buf[k] = pat(W.next_serial, k);
+		fill(buf, W.next_serial, 0, len);
 		ret = r2cc_isend(c, W.smr, buf, len, msg_tag(W.next_serial),
 				 &s->q);
 		if (ret == -ENETDOWN && !W.cfg->fallback)
@@ -411,8 +430,6 @@ static void recv_check(struct rreq *r, int i, size_t size)
 	int slot = r->slot[i];
 	const uint8_t *p = W.rbuf + (size_t)slot * SLOT;
 	int s = r->expect[i];
-	size_t k;
-
 	if (size > SLOT) {
 		fail("receive of %zu bytes into a %u-byte buffer", size, SLOT);
 		return;
@@ -444,12 +461,8 @@ static void recv_check(struct rreq *r, int i, size_t size)
 		W.last_rx = s;
 	}
 tail:
-	for (k = size; k < SLOT; k++)
-		if (p[k] != POISON_RX) {
-			fail("receive buffer %d written past its message (%zu)",
-			     slot, k);
-			return;
-		}
+	if (memcmp(p + size, poison_rx, SLOT - size))
+		fail("receive buffer %d written past its message", slot);
 }
 
 static void slot_free(int slot)
@@ -803,10 +816,13 @@ static int setup(const struct xs_config *cfg)
 	xs_pipes_reset();
 	xs_net_rng = &W.rng;
 	xs_send_eagain = 20;
-	if (!W.sbuf) {
-		W.sbuf = malloc((size_t)SSLOTS * SLOT);
-		W.rbuf = malloc((size_t)RSLOTS * SLOT);
+	if (!sbuf) {
+		sbuf = malloc((size_t)SSLOTS * SLOT);
+		rbuf = malloc((size_t)RSLOTS * SLOT);
+		memset(poison_rx, POISON_RX, sizeof(poison_rx));
 	}
+	W.sbuf = sbuf;
+	W.rbuf = rbuf;
 	memset(W.sbuf, POISON_TX, (size_t)SSLOTS * SLOT);
 	for (i = RSLOTS - 1; i >= 0; i--)
 		slot_free(i);
