@@ -234,3 +234,4 @@ help:
 	@echo "make clean       build outputs (keeps downloaded kernels)"
 
 include tests/xsim/xsim.mk
+include tests/fuzz/fuzz.mk
