@@ -879,7 +879,7 @@ static int root_allgather(struct r2cc_boot *b, size_t len, uint8_t *all,
 		/* Never read a length from the wire: it must be ours. */
 		if (!ret && h.len != len)
 			ret = -EPROTO;
-		if (!ret)
+		if (!ret && len)
 			ret = recv_all(b->fds[r], all + r * len, len, deadline);
 	}
 	for (r = 1; r < b->size && !ret; r++) {

@@ -109,8 +109,12 @@ static void match(struct r2cc_conn *c)
 	}
 }
 
-/* The next chunk to send, oldest message first.  Returns its message. */
-static struct msg *next_chunk(struct r2cc_conn *c, uint32_t *chunk)
+/*
+ * The next chunk to send, oldest message first.  Returns its message.
+ * @host_only skips messages in GPU memory (for the TCP fallback).
+ */
+static struct msg *next_chunk(struct r2cc_conn *c, uint32_t *chunk,
+			      bool host_only)
 {
 	uint32_t base = c->next_msg_id - MAX_MSGS, n;
 
@@ -118,7 +122,8 @@ static struct msg *next_chunk(struct r2cc_conn *c, uint32_t *chunk)
 	for (n = 0; n < MAX_MSGS; n++) {
 		struct msg *m = &c->msgs[(base + n) & MSG_ID_MASK];
 
-		if (!m->used || m->done || !m->chunk_state)
+		if (!m->used || m->done || !m->chunk_state ||
+		    (host_only && m->device))
 			continue;
 		while (m->cursor < m->nchunks &&
 		       m->chunk_state[m->cursor] != CH_PENDING)
@@ -197,7 +202,7 @@ static void schedule(struct r2cc_conn *c)
 	uint32_t k;
 
 	while (c->pend_msgs && (r = pick_rail(c)) &&
-	       (m = next_chunk(c, &k)))
+	       (m = next_chunk(c, &k, false)))
 		if (!post_chunk(c, r, m, k))
 			return;
 }
@@ -252,6 +257,42 @@ static bool msgs_resending(const struct r2cc_conn *c)
 	return false;
 }
 
+/* Some chunk of @m is on a rail that has not settled. */
+static bool msg_posted(const struct msg *m)
+{
+	uint32_t k;
+
+	for (k = 0; k < m->nchunks; k++)
+		if (m->chunk_state[k] == CH_POSTED)
+			return true;
+	return false;
+}
+
+/*
+ * Messages in GPU memory cannot take the fallback (the CPU cannot copy
+ * them onto a socket): they fail with -ENETDOWN at both ends, each once
+ * none of its chunks is left on a rail still fencing (a write that may
+ * yet land must not find its buffer handed back).
+ */
+static void fallback_refuse_device(struct r2cc_conn *c)
+{
+	int i;
+
+	for (i = 0; i < MAX_MSGS && c->state == CONN_READY; i++) {
+		struct msg *m = &c->msgs[i];
+		struct wire_msg_err w = { .msg_id = m->id, .err = ENETDOWN };
+
+		if (!m->used || m->done || !m->chunk_state || !m->device ||
+		    msg_posted(m))
+			continue;
+		r2cc_log(c->ctx, R2CC_LOG_ERROR,
+			 "message %u: GPU memory cannot take the TCP fallback",
+			 m->id);
+		msg_done(c, m, -ENETDOWN);
+		ctl_send(c, W_MSG_ERR, &w, sizeof(w), NULL, 0);
+	}
+}
+
 /* With no rail up, chunks go over the control channel. */
 static void fallback(struct r2cc_conn *c)
 {
@@ -259,23 +300,11 @@ static void fallback(struct r2cc_conn *c)
 	uint32_t k;
 
 	c->fallback = true;
-	while (c->ctl.out_len - c->ctl.out_off < FALLBACK_QUEUE &&
-	       (m = next_chunk(c, &k))) {
+	fallback_refuse_device(c);
+	while (c->state == CONN_READY &&
+	       c->ctl.out_len - c->ctl.out_off < FALLBACK_QUEUE &&
+	       (m = next_chunk(c, &k, true))) {
 		size_t len = chunk_len(c, m, k), off = 0;
-
-		if (m->device) {
-			/* The CPU cannot copy GPU memory onto a socket. */
-			struct wire_msg_err w = { .msg_id = m->id,
-						  .err = ENETDOWN };
-
-			r2cc_log(c->ctx, R2CC_LOG_ERROR,
-				 "message %u: GPU memory cannot take the TCP fallback",
-				 m->id);
-			msg_done(c, m, -ENETDOWN);
-			if (ctl_send(c, W_MSG_ERR, &w, sizeof(w), NULL, 0))
-				return;
-			continue;
-		}
 
 		do {
 			struct wire_data d = {
@@ -512,18 +541,22 @@ static int fence_part(struct r2cc_conn *c, uint8_t *buf, size_t len,
 
 /*
  * Tell the sender what arrived of every open receive before @r was
- * fenced: W_FENCED in parts that each fit the control message limit.
+ * fenced: W_FENCED in parts that each fit the control message limit
+ * (xfer_fence_part_max: the simulator makes it small to split often).
  * Returns 0, or -errno (the connection has failed).
  */
+size_t xfer_fence_part_max = WIRE_MAX_MSG;
+
 int xfer_fence_report(struct r2cc_conn *c, struct rail *r)
 {
+	size_t max = xfer_fence_part_max;
 	uint32_t base = c->next_msg_id - MAX_MSGS, n;
 	size_t len = sizeof(struct wire_fenced);
 	struct wire_fenced *f;
 	uint8_t *buf;
 	int ret = 0;
 
-	buf = calloc(1, WIRE_MAX_MSG);
+	buf = calloc(1, max);
 	if (!buf) {
 		conn_fail(c, -ENOMEM, "fence report");
 		return -ENOMEM;
@@ -543,14 +576,14 @@ int xfer_fence_report(struct r2cc_conn *c, struct rail *r)
 			size_t bits, bytes;
 			uint32_t b;
 
-			if (len + sizeof(*fm) + 8 > WIRE_MAX_MSG) {
+			if (len + sizeof(*fm) + 8 > max) {
 				ret = fence_part(c, buf, len, false);
 				memset(buf + sizeof(*f), 0, len - sizeof(*f));
 				f->nmsgs = 0;
 				len = sizeof(*f);
 				continue;
 			}
-			bits = (WIRE_MAX_MSG - len - sizeof(*fm)) / 8 * 64;
+			bits = (max - len - sizeof(*fm)) / 8 * 64;
 			if (bits > m->nchunks - first)
 				bits = m->nchunks - first;
 			bytes = (bits + 63) / 64 * 8;

@@ -240,6 +240,7 @@ void xfer_on_msg(struct r2cc_conn *c, uint16_t type, const void *p,
 void xfer_sender_resolve(struct r2cc_conn *c, struct rail *r);
 void xfer_fail_all(struct r2cc_conn *c, int err);
 void xfer_release(struct r2cc_conn *c);
+extern size_t xfer_fence_part_max;
 int xfer_fence_report(struct r2cc_conn *c, struct rail *r);
 int conn_progress(struct r2cc_conn *c);
 

@@ -97,6 +97,7 @@ static uint8_t *sbuf, *rbuf;	/* kept across runs */
 static uint8_t poison_rx[SLOT];
 
 char xs_why[256];
+struct xs_stats xs_stats;
 uint64_t xs_steps_total;
 
 static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -143,6 +144,8 @@ static size_t msg_len(int s)
 	uint64_t h = mix(W.cfg->seed * 31 + (uint64_t)s);
 	uint32_t max = W.cfg->max_chunks * CHUNK;
 
+	if (W.cfg->first_big)
+		return s ? 1 + h % CHUNK : max;
 	switch (h % 20) {
 	case 0:
 		return 0;
@@ -353,6 +356,22 @@ int __wrap_ctrl_send(struct ctrl *c, uint16_t type, const void *a,
 		trace("inject: ctrl_send(type %u) fails with -ENOMEM", type);
 		return -ENOMEM;
 	}
+	if (type == W_FENCED) {
+		const struct wire_fenced *f = a;
+
+		xs_stats.fenced_parts++;
+		xs_stats.fenced_reports += !!(f->flags & WIRE_FENCED_LAST);
+		if (alen > xs_stats.fenced_max)
+			xs_stats.fenced_max = alen;
+		if (alen > xfer_fence_part_max)
+			fail("a fence report part of %zu bytes (limit %zu)",
+			     alen, xfer_fence_part_max);
+	}
+	if (type == W_DATA) {
+		xs_stats.data_msgs++;
+		if (W.cfg->rx_device)
+			fail("fallback data for GPU memory");
+	}
 	return __real_ctrl_send(c, type, a, alen, b, blen);
 }
 
@@ -360,12 +379,16 @@ int __wrap_ctrl_send(struct ctrl *c, uint16_t type, const void *a,
 
 static void note_error(const char *who, int err)
 {
-	bool ok = (err == -ENETDOWN && !W.cfg->fallback) ||
+	bool lost = W.conn_lost || W.conn[0]->state == CONN_FAILED ||
+		    W.conn[1]->state == CONN_FAILED;
+	bool ok = (err == -ENETDOWN &&
+		   (!W.cfg->fallback || W.cfg->rx_device)) ||
 		  (W.enomem_fired && err == -ENOMEM) ||
-		  (W.conn_lost && (err == -ECONNRESET || err == -EPIPE ||
-				   err == -ENOMEM));
+		  (lost && (err == -ECONNRESET || err == -EPIPE ||
+			    err == -ENOMEM));
 
 	trace("%s: request failed: %d", who, err);
+	xs_stats.enetdown += err == -ENETDOWN;
 	if (!ok)
 		fail("%s: a request failed with %d (%s)", who, err,
 		     strerror(-err));
@@ -511,7 +534,8 @@ static void receiver_step(void)
 		uint32_t tags[R2CC_MAX_RECVS];
 		struct r2cc_mr *mrs[R2CC_MAX_RECVS];
 		struct rreq *r = &W.rreqs[W.nrreqs];
-		int n = 1 + (int)xs_below(&W.rng, (uint32_t)W.cfg->max_group);
+		int n = W.cfg->fixed_group ? W.cfg->fixed_group :
+			1 + (int)xs_below(&W.rng, (uint32_t)W.cfg->max_group);
 
 		if (W.exact && n > W.cfg->nmsgs - W.posted)
 			n = W.cfg->nmsgs - W.posted;
@@ -527,6 +551,8 @@ static void receiver_step(void)
 			r->expect[j] = W.exact ? W.posted + j : -1;
 		}
 		ret = r2cc_irecv(c, n, bufs, lens, tags, mrs, &r->q);
+		if (ret == -EAGAIN && W.nrreqs < MAX_RECV_REQS)
+			xs_stats.irecv_slot_busy++;
 		if (ret == -EAGAIN || (ret == -ENETDOWN && !W.cfg->fallback))
 			break;
 		/* An announcement that could not be queued: nothing posted. */
@@ -826,13 +852,19 @@ static int setup(const struct xs_config *cfg)
 	memset(W.sbuf, POISON_TX, (size_t)SSLOTS * SLOT);
 	for (i = RSLOTS - 1; i >= 0; i--)
 		slot_free(i);
+	memset(&xs_stats, 0, sizeof(xs_stats));
+	xfer_fence_part_max = cfg->fence_part_max ? cfg->fence_part_max :
+						    WIRE_MAX_MSG;
 	W.ctx[0] = mk_ctx(0);
 	W.ctx[1] = mk_ctx(1);
+	if (cfg->fail_rtr_node >= 0 && cfg->fail_rtr_nic < cfg->nrails)
+		fv_fail_next_rtr(cfg->fail_rtr_node, cfg->fail_rtr_nic);
 	if (r2cc_mr_reg(W.ctx[0], W.sbuf, (size_t)SSLOTS * SLOT, 0, &W.smr) ||
 	    r2cc_mr_reg(W.ctx[1], W.rbuf, (size_t)RSLOTS * SLOT, 0, &W.rmr)) {
 		fail("cannot register buffers");
 		return -1;
 	}
+	W.rmr->device = cfg->rx_device;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv)) {
 		fail("socketpair: %s", strerror(errno));
 		return -1;
@@ -873,18 +905,54 @@ static void teardown(void)
 	xs_fds[0] = xs_fds[1] = -1;
 }
 
+/* After the stream: every rail comes back once the faults are gone. */
+static void settle_rails(void)
+{
+	uint64_t t0 = xs_now;
+
+	while (!W.failed && !W.conn_lost) {
+		if (rails_up(W.conn[0]) == W.conn[0]->nrails &&
+		    rails_up(W.conn[1]) == W.conn[1]->nrails)
+			return;
+		if (xs_now - t0 > HEAL_NS / 2) {
+			fail("rails up %d/%d and %d/%d %.0f s after the stream ended",
+			     rails_up(W.conn[0]), W.conn[0]->nrails,
+			     rails_up(W.conn[1]), W.conn[1]->nrails,
+			     (xs_now - t0) / 1e9);
+			return;
+		}
+		step(false);
+		check_bounds();
+	}
+}
+
 int xs_run(const struct xs_config *cfg)
 {
-	uint64_t steps = 0, heal_at = 0;
+	uint64_t steps = 0, heal_at = 0, t0 = xs_now;
+	bool cut_done = false, restore_done = false;
 	int s;
 
 	if (setup(cfg))
 		goto out;
+	t0 = xs_now;
 	while (!W.failed) {
 		bool healing = steps >= PHASE1_STEPS || heal_at;
 
+		if (cfg->cut_all_ns && !cut_done && xs_now - t0 >= cfg->cut_all_ns) {
+			for (s = 0; s < cfg->nrails; s++)
+				cut(s, false);
+			cut_done = true;
+		}
+		if (cfg->restore_all_ns && cut_done && !restore_done &&
+		    xs_now - t0 >= cfg->restore_all_ns) {
+			for (s = 0; s < cfg->nrails; s++)
+				restore(s);
+			restore_done = true;
+		}
+
 		if (steps == PHASE1_STEPS ||
-		    (!heal_at && W.next_serial >= cfg->nmsgs)) {
+		    (!heal_at && W.next_serial >= cfg->nmsgs &&
+		     (!cfg->cut_all_ns || cut_done))) {
 			heal();
 			heal_at = xs_now;
 			trace("heal: every rail restored");
@@ -898,6 +966,8 @@ int xs_run(const struct xs_config *cfg)
 			break;
 		if (W.conn_lost && finished())
 			break;
+		if (cfg->cut_all_ns && !cut_done)
+			continue;	/* the script's cut comes first */
 		if (heal_at && xs_now - heal_at > HEAL_NS) {
 			fail("hang: %d sends, %d receive requests still open %.1f s after the faults healed",
 			     W.next_serial, W.nrreqs, (xs_now - heal_at) / 1e9);
@@ -917,6 +987,12 @@ int xs_run(const struct xs_config *cfg)
 				fail("message %d never received", s);
 				break;
 			}
+	if (!W.failed && !W.conn_lost) {
+		heal();
+		settle_rails();
+	}
+	xs_stats.enomem_fired = W.enomem_fired;
+	xs_stats.conn_lost = W.conn_lost;
 out:
 	xs_steps_total += steps;
 	teardown();
@@ -939,4 +1015,7 @@ void xs_config_draw(struct xs_config *cfg, uint64_t seed)
 	cfg->max_group = 1 + (int)xs_below(&r, R2CC_MAX_RECVS);
 	cfg->faults = (int)xs_below(&r, 8);
 	cfg->enomem = xs_chance(&r, 1, 8);
+	cfg->fail_rtr_node = xs_chance(&r, 1, 10) ? (int)xs_below(&r, 2) : -1;
+	cfg->fail_rtr_nic = (int)xs_below(&r, (uint32_t)cfg->nrails);
+	cfg->fence_part_max = xs_chance(&r, 1, 2) ? 48 + xs_below(&r, 2048) : 0;
 }

@@ -41,7 +41,27 @@ struct xs_config {
 	int faults;			/* fault budget */
 	bool enomem;			/* may inject a failed ctrl_send */
 	bool verbose;
+	/* scripted cases */
+	int fixed_group;		/* receives per irecv, 0: random */
+	bool first_big;			/* message 0 large, the rest small */
+	uint64_t cut_all_ns;		/* cut every rail this long in, 0 */
+	uint64_t restore_all_ns;	/* and restore them, 0: at the heal */
+	bool rx_device;			/* receive buffers are "GPU memory" */
+	int fail_rtr_node, fail_rtr_nic;	/* a rail that cannot connect */
+	size_t fence_part_max;		/* split fence reports at this size */
 };
+
+/* What a run did, for the scripted cases to check. */
+struct xs_stats {
+	int fenced_parts, fenced_reports;
+	size_t fenced_max;
+	int data_msgs;			/* W_DATA sent */
+	int irecv_slot_busy;		/* -EAGAIN with requests to spare */
+	int enetdown;			/* requests failed with -ENETDOWN */
+	bool enomem_fired, conn_lost;
+};
+
+extern struct xs_stats xs_stats;
 
 void xs_config_draw(struct xs_config *cfg, uint64_t seed);
 

@@ -3,8 +3,11 @@
  * r2cc-xsim: runs the transport's protocol simulator over many seeds and
  * prints TAP.  A failing seed is printed with the command that replays it:
  *
- *   xsim [-n SEEDS] [-s FIRST] [-t SECONDS]
- *   R2CC_SIM_SEED=0x1234 xsim          one seed, traced on stderr
+ *   xsim [-c CASE] [-n SEEDS] [-s FIRST] [-t SECONDS]
+ *   R2CC_SIM_SEED=0x1234 xsim [-c CASE]  one seed, traced on stderr
+ *
+ * Without -n it runs seeds for 30 s (-t sets the time; with -n as well,
+ * whichever ends first), then every scripted case.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,17 +33,191 @@ static void describe(const struct xs_config *c)
 	       c->max_group, c->faults, c->enomem ? ", ENOMEM" : "");
 }
 
+/*
+ * Scripted cases: the scenarios of the bugs this simulator was built to
+ * find, each a shape of run over several seeds plus what must have
+ * happened in it (so a case that stopped reaching its scenario fails).
+ */
+struct xs_case {
+	const char *name;
+	void (*shape)(struct xs_config *c);
+	/* The run reached the scenario (NULL: every run does). */
+	bool (*reached)(void);
+};
+
+/* 32 grouped receives fill every slot; a later group finishes first. */
+static void shape_slot_reuse(struct xs_config *c)
+{
+	c->nrails = 2;
+	c->fallback = true;
+	c->faults = 0;
+	c->enomem = false;
+	c->first_big = true;
+	c->fixed_group = 8;
+	c->nmsgs = 600;
+	c->send_window = 16;
+	c->rail_depth = 2;
+}
+
+static bool slot_busy(void)
+{
+	return xs_stats.irecv_slot_busy;
+}
+
+/* Every rail lost with no fallback, then back: -ENETDOWN, then on. */
+static void shape_no_rail(struct xs_config *c)
+{
+	c->fallback = false;
+	c->faults = 0;
+	c->enomem = false;
+	c->nmsgs = 200;
+	c->cut_all_ns = 2000000;
+	c->restore_all_ns = 300000000;
+}
+
+static bool enetdown(void)
+{
+	return xs_stats.enetdown;
+}
+
+/* Fence reports split into many small parts. */
+static void shape_fence_parts(struct xs_config *c)
+{
+	c->faults = 6;
+	c->enomem = false;
+	c->fence_part_max = 48 + c->seed % 64;
+}
+
+static bool fence_split(void)
+{
+	return xs_stats.fenced_parts > xs_stats.fenced_reports;
+}
+
+/* A control message lost to -ENOMEM on the failover path. */
+static void shape_lost_ctrl(struct xs_config *c)
+{
+	c->faults = 8;
+	c->enomem = true;
+}
+
+static bool enomem_fired(void)
+{
+	return xs_stats.enomem_fired;
+}
+
+/* GPU receive buffers and every rail lost: no TCP copy of them. */
+static void shape_gpu_fallback(struct xs_config *c)
+{
+	c->fallback = true;
+	c->rx_device = true;
+	c->faults = 0;
+	c->enomem = false;
+	c->cut_all_ns = 2000000;
+}
+
+
+/* InfiniBand ports, and one rail of the two that cannot connect. */
+static void shape_ib_start_down(struct xs_config *c)
+{
+	c->ib = true;
+	c->nrails = 2;
+	c->fail_rtr_node = (int)(c->seed & 1);
+	c->fail_rtr_nic = (int)(c->seed >> 1 & 1);
+}
+
+static const struct xs_case cases[] = {
+	{ "slot-reuse", shape_slot_reuse, slot_busy },
+	{ "no-rail-left", shape_no_rail, enetdown },
+	{ "fence-parts", shape_fence_parts, fence_split },
+	{ "lost-ctrl", shape_lost_ctrl, enomem_fired },
+	{ "gpu-no-fallback", shape_gpu_fallback, enetdown },
+	{ "ib-rail-starts-down", shape_ib_start_down, NULL },
+};
+
+#define NCASES	(int)(sizeof(cases) / sizeof(cases[0]))
+#define CASE_SEEDS	40
+
+static int run_case(int i, const char *argv0)
+{
+	const struct xs_case *k = &cases[i];
+	const char *why = NULL;
+	int reached = 0;
+	uint64_t s;
+
+	for (s = 1; s <= CASE_SEEDS && !why; s++) {
+		struct xs_config c;
+
+		xs_config_draw(&c, s);
+		k->shape(&c);
+		if (xs_run(&c))
+			why = xs_why;
+		else if (!k->reached || k->reached())
+			reached++;
+	}
+	if (why) {
+		printf("not ok %d - case %s, seed %llu: %s\n", i + 2, k->name,
+		       (unsigned long long)(s - 1), why);
+		printf("#   replay: R2CC_SIM_SEED=%llu %s -c %s\n",
+		       (unsigned long long)(s - 1), argv0, k->name);
+		return 1;
+	}
+	printf("%sok %d - case %s: %d seeds, %d reached the scenario\n",
+	       reached ? "" : "not ", i + 2, k->name, CASE_SEEDS, reached);
+	return !reached;
+}
+
+static const struct xs_case *case_named(const char *name)
+{
+	int i;
+
+	for (i = 0; i < NCASES; i++)
+		if (!strcmp(cases[i].name, name))
+			return &cases[i];
+	return NULL;
+}
+
+/* One seed, traced on stderr: R2CC_SIM_SEED=N [-c CASE]. */
+static int replay(uint64_t seed, const struct xs_case *k)
+{
+	struct xs_config c;
+	const char *why = NULL;
+
+	xs_config_draw(&c, seed);
+	if (k)
+		k->shape(&c);
+	c.verbose = true;
+	printf("1..1\n");
+	describe(&c);
+	if (xs_run(&c))
+		why = xs_why;
+	else if (k && k->reached && !k->reached())
+		printf("# the run did not reach case %s\n", k->name);
+	printf("%sok 1 - seed %#llx%s%s\n", why ? "not " : "",
+	       (unsigned long long)seed, why ? ": " : "", why ? why : "");
+	return !!why;
+}
+
 int main(int argc, char **argv)
 {
 	const char *one = getenv("R2CC_SIM_SEED");
-	uint64_t first = 1, n = 2000, s;
-	double limit = 0, t0;
-	int opt, bad = 0;
+	const struct xs_case *k = NULL;
+	uint64_t first = 1, n = 1000000, s;
+	double limit = 30, t0;	/* as the ASan phase runs it: no options */
+	int opt, bad = 0, i;
 
-	while ((opt = getopt(argc, argv, "n:s:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "c:n:s:t:")) != -1) {
 		switch (opt) {
+		case 'c':
+			k = case_named(optarg);
+			if (!k) {
+				fprintf(stderr, "%s: no case '%s'\n", argv[0],
+					optarg);
+				return 2;
+			}
+			break;
 		case 'n':
 			n = strtoull(optarg, NULL, 0);
+			limit = 0;
 			break;
 		case 's':
 			first = strtoull(optarg, NULL, 0);
@@ -49,38 +226,32 @@ int main(int argc, char **argv)
 			limit = atof(optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-n SEEDS] [-s FIRST] [-t SECONDS]\n",
+			fprintf(stderr, "usage: %s [-c CASE] [-n SEEDS] [-s FIRST] [-t SECONDS]\n",
 				argv[0]);
 			return 2;
 		}
 	}
-	if (one && *one) {
-		struct xs_config c;
-
-		xs_config_draw(&c, strtoull(one, NULL, 0));
-		c.verbose = true;
-		printf("1..1\n");
-		describe(&c);
-		if (xs_run(&c)) {
-			printf("not ok 1 - seed %s: %s\n", one, xs_why);
-			return 1;
-		}
-		printf("ok 1 - seed %s\n", one);
-		return 0;
-	}
-	printf("1..1\n");
+	if (one && *one)
+		return replay(strtoull(one, NULL, 0), k);
+	printf("1..%d\n", k ? 1 : 1 + NCASES);
 	t0 = wall();
 	for (s = first; s < first + n; s++) {
 		struct xs_config c;
+		const char *why = NULL;
 
 		if (limit && wall() - t0 > limit)
 			break;
 		xs_config_draw(&c, s);
-		if (xs_run(&c)) {
-			printf("# seed %#llx: %s\n", (unsigned long long)s, xs_why);
+		if (k)
+			k->shape(&c);
+		if (xs_run(&c))
+			why = xs_why;
+		if (why) {
+			printf("# seed %#llx: %s\n", (unsigned long long)s, why);
 			describe(&c);
-			printf("#   replay: R2CC_SIM_SEED=%#llx %s\n",
-			       (unsigned long long)s, argv[0]);
+			printf("#   replay: R2CC_SIM_SEED=%#llx %s%s%s\n",
+			       (unsigned long long)s, argv[0], k ? " -c " : "",
+			       k ? k->name : "");
 			if (++bad == 10)
 				break;
 		}
@@ -88,8 +259,10 @@ int main(int argc, char **argv)
 	printf("# %llu seeds in %.1f s (%.0f seeds/s, %.0f steps/s)\n",
 	       (unsigned long long)(s - first), wall() - t0,
 	       (s - first) / (wall() - t0), xs_steps_total / (wall() - t0));
-	printf("%sok 1 - protocol simulator: %llu seeds from %llu, %d failed\n",
-	       bad ? "not " : "", (unsigned long long)(s - first),
-	       (unsigned long long)first, bad);
+	printf("%sok 1 - protocol simulator%s%s: %llu seeds from %llu, %d failed\n",
+	       bad ? "not " : "", k ? ", case " : "", k ? k->name : "",
+	       (unsigned long long)(s - first), (unsigned long long)first, bad);
+	for (i = 0; !k && i < NCASES; i++)
+		bad += run_case(i, argv[0]);
 	return bad ? 1 : 0;
 }

@@ -26,4 +26,23 @@ $(XSIM_BIN): $(XSIM_OBJS)
 	$(CC) $(CFLAGS) $(XSIM_CFLAGS) $(LDFLAGS) $(XSIM_WRAP) -o $@ $^ -ldl
 
 check-xsim: $(XSIM_BIN)
-	@prove -v $(XSIM_BIN) :: -t 60
+	@prove -v tests/unit/xsim.sh
+
+# The same under ASan and UBSan, run by the sanitizer phase (30 s of seeds).
+XSIM_SAN_OBJS := $(patsubst $(BUILD)/xsim/%,$(BUILD)/asan/xsim/%,$(XSIM_OBJS))
+XSIM_SAN_BIN  := $(BUILD)/asan/tests/unit/xsim
+
+$(BUILD)/asan/xsim/lib/cuda.o: CPPFLAGS += $(CUDA_CPPFLAGS)
+$(BUILD)/asan/xsim/lib/%.o: lib/%.c $(wildcard lib/*.h include/r2cc/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -fvisibility=hidden -c -o $@ $<
+
+$(BUILD)/asan/xsim/%.o: tests/xsim/%.c $(wildcard tests/xsim/*.h lib/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Ilib -c -o $@ $<
+
+$(XSIM_SAN_BIN): $(XSIM_SAN_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SAN_FLAGS) $(LDFLAGS) $(XSIM_WRAP) -o $@ $^ -ldl
+
+sanitize-unit: $(XSIM_SAN_BIN)
