@@ -370,21 +370,10 @@ static bool documented(int err)
 }
 
 /*
- * A barrier, r2cc_boot_barrier(), passes NULL buffers, and on the root
- * root_allgather() then computes all + r * len, NULL + 0: undefined, and
- * UBSan stops there (tests/fuzz/known/fuzz_bootstrap/barrier-null-all).
- * Until that is fixed, rounds of 0 bytes here pass a 1-byte buffer
- * instead, unless $FUZZ_KNOWN_BUGS is set (tests/unit/fuzz.sh sets it to
- * replay tests/fuzz/known/).  With the fix: pass NULL always, and move the
- * input to tests/fuzz/regress/fuzz_bootstrap/.
+ * A barrier, r2cc_boot_barrier(), passes NULL buffers: rounds of 0 bytes
+ * do the same (regress/fuzz_bootstrap/barrier-null-all once made the root
+ * compute NULL + 0).
  */
-static bool null_barrier(void)
-{
-	static int on = -1;
-
-	return env_on("FUZZ_KNOWN_BUGS", &on);
-}
-
 static void rounds(struct sim *s)
 {
 	struct r2cc_boot *b = s->b;
@@ -399,7 +388,7 @@ static void rounds(struct sim *s)
 	CHECK(b->seq == s->seq0 && !b->err);
 	for (k = 0; k < s->nrounds; k++) {
 		size_t len = s->round_len[k];
-		bool null = !len && null_barrier();
+		bool null = !len;
 
 		mine = null ? NULL : malloc(len ?: 1);
 		all = null ? NULL : malloc(len * b->size ?: 1);
