@@ -91,6 +91,7 @@ static struct {
 	uint64_t last_change;
 	struct nic_ev ev[MAX_EVENTS];
 	bool failed;
+	int frozen;			/* fuzzing: this node runs no more */
 } W;
 
 static uint8_t *sbuf, *rbuf;	/* kept across runs */
@@ -745,10 +746,12 @@ static void step(bool faults)
 	uint32_t r = xs_below(&W.rng, 100);
 
 	events_due();
-	if (r < 20)
+	if (r < 20 && W.frozen != 0)
 		sender_step();
-	else if (r < 40)
+	else if (r < 40 && W.frozen != 1)
 		receiver_step();
+	else if (r < 40)
+		tick();
 	else if (r < 50)
 		xs_pipe_deliver(0, 1 + xs_below(&W.rng, 8192));
 	else if (r < 60)
@@ -835,6 +838,7 @@ static int setup(const struct xs_config *cfg)
 	W.rng.s = cfg->seed;
 	W.exact = true;
 	W.last_rx = -1;
+	W.frozen = -1;
 	W.faults_left = cfg->faults;
 	xs_now = 1000000000;
 	xs_why[0] = 0;
@@ -1018,4 +1022,68 @@ void xs_config_draw(struct xs_config *cfg, uint64_t seed)
 	cfg->fail_rtr_node = xs_chance(&r, 1, 10) ? (int)xs_below(&r, 2) : -1;
 	cfg->fail_rtr_nic = (int)xs_below(&r, (uint32_t)cfg->nrails);
 	cfg->fence_part_max = xs_chance(&r, 1, 2) ? 48 + xs_below(&r, 2048) : 0;
+}
+
+/* ------------------------------------------------------------ fuzzing */
+
+/*
+ * A world for a fuzz target: a connection brought up (and, with
+ * @traffic, some messages under way), then one node frozen: from then on
+ * the other node reads only what xs_fuzz_inject() writes as that peer.
+ * Returns 0, or -1 if the connection did not come up.
+ */
+int xs_fuzz_open(const struct xs_config *cfg, int victim, int traffic)
+{
+	int n;
+
+	if (setup(cfg))
+		return -1;
+	for (n = 0; n < 200000 && !W.failed; n++) {
+		if (W.conn[0]->state == CONN_READY &&
+		    W.conn[1]->state == CONN_READY &&
+		    (!traffic || W.next_serial >= traffic))
+			break;
+		step(false);
+	}
+	if (W.conn[0]->state != CONN_READY || W.conn[1]->state != CONN_READY)
+		return -1;
+	/* The victim keeps what the peer already said; nothing more comes. */
+	xs_pipe_deliver(!victim, SIZE_MAX);
+	W.frozen = !victim;
+	return 0;
+}
+
+/* Bytes from the frozen peer, readable by @victim at once. */
+void xs_fuzz_inject(int victim, const void *p, size_t len)
+{
+	struct xs_pipe *q = &xs_pipes[!victim];
+
+	if (q->len + len > q->cap) {
+		size_t cap = q->cap ? q->cap : 65536;
+
+		while (cap < q->len + len)
+			cap *= 2;
+		q->buf = realloc(q->buf, cap);
+		q->cap = cap;
+	}
+	memcpy(q->buf + q->len, p, len);
+	q->len += len;
+	q->deliv = q->len;
+}
+
+/* Run @n steps; the victim's connection state after them. */
+int xs_fuzz_steps(int victim, int n)
+{
+	while (n-- > 0 && !W.failed)
+		step(false);
+	return W.conn[victim]->state;
+}
+
+/* Tear down; 1 if the library broke a rule of the fake NIC's. */
+int xs_fuzz_close(void)
+{
+	int bad = W.failed;
+
+	teardown();
+	return bad;
 }

@@ -70,4 +70,10 @@ int xs_run(const struct xs_config *cfg);
 extern char xs_why[256];
 extern uint64_t xs_steps_total;
 
+/* Fuzzing (tests/fuzz/fuzz_wire.c): a hostile peer's bytes. */
+int xs_fuzz_open(const struct xs_config *cfg, int victim, int traffic);
+void xs_fuzz_inject(int victim, const void *p, size_t len);
+int xs_fuzz_steps(int victim, int n);
+int xs_fuzz_close(void);
+
 #endif
