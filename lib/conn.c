@@ -147,13 +147,18 @@ R2CC_EXPORT int r2cc_connect(struct r2cc_ctx *ctx,
 		close(fd);
 		return ret;
 	}
+	/* Progress in another thread sees it whole, or not at all. */
+	ctx_lock(ctx);
 	c = conn_new(ctx, fd, true);
+	if (c) {
+		c->nonce = hd.nonce;
+		c->state = CONN_TCP;
+	}
+	ctx_unlock(ctx);
 	if (!c) {
 		close(fd);
 		return -ENOMEM;
 	}
-	c->nonce = hd.nonce;
-	c->state = CONN_TCP;
 	*out = c;
 	return 0;
 }
@@ -173,13 +178,17 @@ R2CC_EXPORT int r2cc_accept(struct r2cc_listener *l, struct r2cc_conn **out)
 	if (fd < 0)
 		return errno == EWOULDBLOCK || errno == EINTR ||
 		       errno == ECONNABORTED ? -EAGAIN : -errno;
+	ctx_lock(l->ctx);
 	c = conn_new(l->ctx, fd, false);
+	if (c) {
+		c->nonce = l->nonce;
+		c->state = CONN_HELLO;
+	}
+	ctx_unlock(l->ctx);
 	if (!c) {
 		close(fd);
 		return -ENOMEM;
 	}
-	c->nonce = l->nonce;
-	c->state = CONN_HELLO;
 	*out = c;
 	return 0;
 }
@@ -387,17 +396,25 @@ int conn_progress(struct r2cc_conn *c)
 	return c->state == CONN_FAILED ? c->err : 0;
 }
 
-R2CC_EXPORT int r2cc_progress(struct r2cc_ctx *ctx)
+void ctx_progress(struct r2cc_ctx *ctx)
 {
 	struct r2cc_conn *c;
+
+	r2cc_notify_drain(ctx);
+	for (c = ctx->conns; c; c = c->next)
+		conn_progress(c);
+}
+
+R2CC_EXPORT int r2cc_progress(struct r2cc_ctx *ctx)
+{
 	int ret;
 
 	ret = r2cc_obj_check(ctx, R2CC_OBJ_CTX);
 	if (ret)
 		return ret;
-	r2cc_notify_drain(ctx);
-	for (c = ctx->conns; c; c = c->next)
-		conn_progress(c);
+	ctx_lock(ctx);
+	ctx_progress(ctx);
+	ctx_unlock(ctx);
 	return 0;
 }
 
@@ -408,20 +425,33 @@ R2CC_EXPORT int r2cc_conn_ready(struct r2cc_conn *c)
 	ret = r2cc_obj_check(c, R2CC_OBJ_CONN);
 	if (ret)
 		return ret;
-	r2cc_progress(c->ctx);
-	if (c->state == CONN_FAILED)
-		return c->err;
-	return c->state == CONN_READY;
+	ctx_lock(c->ctx);
+	ctx_progress(c->ctx);
+	ret = c->state == CONN_FAILED ? c->err : c->state == CONN_READY;
+	ctx_unlock(c->ctx);
+	return ret;
 }
 
 R2CC_EXPORT int r2cc_conn_close(struct r2cc_conn *c)
 {
-	struct r2cc_conn **pp;
-	int i, ret;
+	struct r2cc_ctx *ctx;
+	int ret;
 
 	ret = r2cc_obj_check(c, R2CC_OBJ_CONN);
 	if (ret)
 		return ret;
+	ctx = c->ctx;
+	ctx_lock(ctx);
+	conn_close_locked(c);
+	ctx_unlock(ctx);
+	return 0;
+}
+
+void conn_close_locked(struct r2cc_conn *c)
+{
+	struct r2cc_conn **pp;
+	int i;
+
 	r2cc_obj_del(c);
 	for (pp = &c->ctx->conns; *pp; pp = &(*pp)->next)
 		if (*pp == c) {
@@ -446,7 +476,6 @@ R2CC_EXPORT int r2cc_conn_close(struct r2cc_conn *c)
 	}
 	ctrl_close(&c->ctl);
 	free(c);
-	return 0;
 }
 
 R2CC_EXPORT int r2cc_conn_stats(struct r2cc_conn *c, struct r2cc_conn_stats *st,
@@ -468,6 +497,7 @@ R2CC_EXPORT int r2cc_conn_stats(struct r2cc_conn *c, struct r2cc_conn_stats *st,
 	}
 	if (!r2cc_obj_ok(c, R2CC_OBJ_CONN))
 		return -EBADF;
+	ctx_lock(c->ctx);
 	cs = c->st;
 	cs.nrails = c->nrails;
 	cs.fallback = c->fallback;
@@ -482,5 +512,7 @@ R2CC_EXPORT int r2cc_conn_stats(struct r2cc_conn *c, struct r2cc_conn_stats *st,
 		r2cc_opts_out_n((char *)rails + (size_t)i * stride, stride, &rs,
 				sizeof(rs));
 	}
-	return c->nrails;
+	i = c->nrails;
+	ctx_unlock(c->ctx);
+	return i;
 }

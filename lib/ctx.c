@@ -143,6 +143,7 @@ R2CC_EXPORT int r2cc_ctx_create(const struct r2cc_ctx_opts *opts,
 	ctx->flags = opts->flags;
 	ctx->kmod_fd = -1;
 	ctx->epoll_fd = -1;
+	pthread_mutex_init(&ctx->lock, NULL);
 
 	ret = r2cc_tune_resolve(ctx, opts);
 	if (ret)
@@ -170,6 +171,7 @@ err_notify:
 err_fabric:
 	r2cc_fabric_close(ctx);
 err:
+	pthread_mutex_destroy(&ctx->lock);
 	free(ctx);
 	return ret;
 }
@@ -180,10 +182,13 @@ R2CC_EXPORT void r2cc_ctx_destroy(struct r2cc_ctx *ctx)
 		return;
 	r2cc_obj_del(ctx);
 	/* Connections left open go with it; their requests are freed. */
+	ctx_lock(ctx);
 	while (ctx->conns)
-		r2cc_conn_close(ctx->conns);
+		conn_close_locked(ctx->conns);
+	ctx_unlock(ctx);
 	r2cc_notify_close(ctx);
 	r2cc_fabric_close(ctx);
+	pthread_mutex_destroy(&ctx->lock);
 	free(ctx);
 }
 

@@ -3,6 +3,7 @@
 #ifndef R2CC_LIB_INTERNAL_H
 #define R2CC_LIB_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -58,7 +59,14 @@ struct r2cc_nic {
 	int32_t slot;			/* state page slot, -1 */
 };
 
+/*
+ * A context, and everything reached through it (its connections, their
+ * requests, its NIC event queue), is guarded by @lock: every API call that
+ * reads or changes such state holds it, so an application may call from
+ * several threads at once (NCCL: setup from one, data from another).
+ */
 struct r2cc_ctx {
+	pthread_mutex_t lock;
 	r2cc_log_fn log;
 	void *log_arg;
 	int log_level;
@@ -112,5 +120,20 @@ int r2cc_cuda_dmabuf(struct r2cc_ctx *ctx, void *addr, size_t len, int *fd,
 bool r2cc_cuda_peermem(void);
 
 int r2cc_tune_resolve(struct r2cc_ctx *ctx, const struct r2cc_ctx_opts *o);
+
+static inline void ctx_lock(struct r2cc_ctx *ctx)
+{
+	pthread_mutex_lock(&ctx->lock);
+}
+
+static inline void ctx_unlock(struct r2cc_ctx *ctx)
+{
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+/* conn.c: progress every connection of @ctx (lock held) */
+void ctx_progress(struct r2cc_ctx *ctx);
+/* conn.c: close @c (lock held) */
+void conn_close_locked(struct r2cc_conn *c);
 
 #endif

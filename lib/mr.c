@@ -149,11 +149,20 @@ R2CC_EXPORT int r2cc_mr_reg_dmabuf(struct r2cc_ctx *ctx, void *addr,
 
 R2CC_EXPORT int r2cc_mr_dereg(struct r2cc_mr *mr)
 {
+	struct r2cc_ctx *ctx;
+	int busy;
+
 	if (!mr)
 		return -EINVAL;
 	if (!r2cc_obj_ok(mr, R2CC_OBJ_MR))
 		return -EBADF;
-	if (mr->inflight)
+	ctx = mr->ctx;
+	ctx_lock(ctx);
+	busy = mr->inflight;
+	if (!busy)
+		r2cc_obj_del(mr);	/* no request can take it from here on */
+	ctx_unlock(ctx);
+	if (busy)
 		return -EBUSY;
 	mr_release(mr);
 	return 0;

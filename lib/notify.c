@@ -58,7 +58,9 @@ static void kmod_bind(struct r2cc_ctx *ctx)
 			if (!strcmp(info[i].dev_name, nic->info.dev_name) &&
 			    info[i].port == nic->info.port) {
 				nic->kmod_dev = (int32_t)info[i].dev_index;
-				nic->state = nic_state(info[i].state);
+				__atomic_store_n(&nic->state,
+						 nic_state(info[i].state),
+						 __ATOMIC_RELAXED);
 			}
 		for (k = 0; h && k < h->nslots; k++)
 			if ((h->ports[k].flags & R2CC_SLOT_VALID) &&
@@ -183,7 +185,8 @@ static int kmod_poll_one(struct r2cc_ctx *ctx, struct r2cc_nic_event *ev)
 		ev->source = R2CC_NOTIFY_KMOD;
 		ev->injected = !!(rec.flags & R2CC_EVF_INJECTED);
 		ev->time_ns = rec.time_ns;
-		ctx->nics[i].state = ev->new_state;
+		__atomic_store_n(&ctx->nics[i].state, ev->new_state,
+				 __ATOMIC_RELAXED);
 		return 1;
 	}
 }
@@ -225,7 +228,8 @@ static int verbs_poll_one(struct r2cc_ctx *ctx, struct r2cc_nic_event *ev)
 			ev->source = R2CC_NOTIFY_VERBS;
 			ev->injected = 0;
 			ev->time_ns = r2cc_now_ns();
-			ctx->nics[i].state = ev->new_state;
+			__atomic_store_n(&ctx->nics[i].state, ev->new_state,
+				 __ATOMIC_RELAXED);
 			return 1;
 		}
 	}
@@ -287,14 +291,18 @@ R2CC_EXPORT int r2cc_next_event(struct r2cc_ctx *ctx,
 		struct pollfd p = { .fd = r2cc_event_fd(ctx), .events = POLLIN };
 		int wait = timeout_ms;
 
+		/* Never hold the lock while waiting below. */
+		ctx_lock(ctx);
 		if (ctx->evq_len) {
 			r2cc_opts_out(ev, &ctx->evq[ctx->evq_head], sizeof(e));
 			ctx->evq_head = (ctx->evq_head + 1) %
 					(sizeof(ctx->evq) / sizeof(ctx->evq[0]));
 			ctx->evq_len--;
+			ctx_unlock(ctx);
 			return 1;
 		}
 		ret = r2cc_notify_poll(ctx, &e);
+		ctx_unlock(ctx);
 		if (ret == 1)
 			r2cc_opts_out(ev, &e, sizeof(e));
 		if (ret)
@@ -324,5 +332,6 @@ R2CC_EXPORT int r2cc_nic_is_active(const struct r2cc_ctx *ctx, int i)
 	if (ctx->state && nic->slot >= 0)
 		return __atomic_load_n(&ctx->state->ports[nic->slot].state,
 				       __ATOMIC_RELAXED) == R2CC_PORT_ACTIVE;
-	return nic->state == R2CC_NIC_ACTIVE;
+	return __atomic_load_n(&nic->state, __ATOMIC_RELAXED) ==
+	       R2CC_NIC_ACTIVE;
 }

@@ -137,9 +137,8 @@ static struct r2cc_req *req_new(struct r2cc_conn *c, uint8_t kind, int n)
 	return q;
 }
 
-R2CC_EXPORT int r2cc_isend(struct r2cc_conn *c, struct r2cc_mr *mr,
-			   const void *buf, size_t len, uint32_t tag,
-			   struct r2cc_req **out)
+static int isend(struct r2cc_conn *c, struct r2cc_mr *mr, const void *buf,
+		 size_t len, uint32_t tag, struct r2cc_req **out)
 {
 	struct r2cc_req *q;
 
@@ -182,9 +181,9 @@ R2CC_EXPORT int r2cc_isend(struct r2cc_conn *c, struct r2cc_mr *mr,
 	return 0;
 }
 
-R2CC_EXPORT int r2cc_irecv(struct r2cc_conn *c, int n, void *const *bufs,
-			   const size_t *lens, const uint32_t *tags,
-			   struct r2cc_mr *const *mrs, struct r2cc_req **out)
+static int irecv(struct r2cc_conn *c, int n, void *const *bufs,
+		 const size_t *lens, const uint32_t *tags,
+		 struct r2cc_mr *const *mrs, struct r2cc_req **out)
 {
 	struct {
 		struct wire_cts h;
@@ -279,18 +278,13 @@ R2CC_EXPORT int r2cc_irecv(struct r2cc_conn *c, int n, void *const *bufs,
 	return 0;
 }
 
-R2CC_EXPORT int r2cc_test(struct r2cc_req *q, int *done, size_t *sizes)
+static int test(struct r2cc_req *q, int *done, size_t *sizes)
 {
-	struct r2cc_conn *c;
+	struct r2cc_conn *c = q->conn;
 	int err, i;
 
-	if (!q || !done)
-		return -EINVAL;
-	if (!r2cc_obj_ok(q, R2CC_OBJ_REQ))
-		return -EBADF;
-	c = q->conn;
 	*done = 0;
-	r2cc_progress(c->ctx);
+	ctx_progress(c->ctx);
 	if (q->ndone < q->n && !(q->err && q->kind == REQ_SEND &&
 				 !q->m[0]))
 		return 0;
@@ -317,4 +311,61 @@ R2CC_EXPORT int r2cc_test(struct r2cc_req *q, int *done, size_t *sizes)
 	*done = 1;
 	req_free(q);
 	return err;
+}
+
+/*
+ * The data calls take the context's lock once they know their handle is
+ * live (the registry has a lock of its own): a connection's progress may
+ * then run from any thread, beside setup calls in another.
+ */
+R2CC_EXPORT int r2cc_isend(struct r2cc_conn *c, struct r2cc_mr *mr,
+			   const void *buf, size_t len, uint32_t tag,
+			   struct r2cc_req **out)
+{
+	int ret;
+
+	if (out)
+		*out = NULL;
+	if (!c || !out)
+		return -EINVAL;
+	if (!r2cc_obj_ok(c, R2CC_OBJ_CONN))
+		return -EBADF;
+	ctx_lock(c->ctx);
+	ret = isend(c, mr, buf, len, tag, out);
+	ctx_unlock(c->ctx);
+	return ret;
+}
+
+R2CC_EXPORT int r2cc_irecv(struct r2cc_conn *c, int n, void *const *bufs,
+			   const size_t *lens, const uint32_t *tags,
+			   struct r2cc_mr *const *mrs, struct r2cc_req **out)
+{
+	int ret;
+
+	if (out)
+		*out = NULL;
+	if (!c || !out)
+		return -EINVAL;
+	if (!r2cc_obj_ok(c, R2CC_OBJ_CONN))
+		return -EBADF;
+	ctx_lock(c->ctx);
+	ret = irecv(c, n, bufs, lens, tags, mrs, out);
+	ctx_unlock(c->ctx);
+	return ret;
+}
+
+R2CC_EXPORT int r2cc_test(struct r2cc_req *q, int *done, size_t *sizes)
+{
+	struct r2cc_ctx *ctx;
+	int ret;
+
+	if (!q || !done)
+		return -EINVAL;
+	if (!r2cc_obj_ok(q, R2CC_OBJ_REQ))
+		return -EBADF;
+	ctx = q->conn->ctx;
+	ctx_lock(ctx);
+	ret = test(q, done, sizes);
+	ctx_unlock(ctx);
+	return ret;
 }

@@ -26,7 +26,7 @@ uint64_t xs_time(void)
 
 uint64_t r2cc_now_ns(void)
 {
-	return xs_now;
+	return __atomic_load_n(&xs_now, __ATOMIC_RELAXED);
 }
 
 R2CC_EXPORT int r2cc_nic_is_active(const struct r2cc_ctx *ctx, int i)
@@ -111,14 +111,40 @@ ssize_t __wrap_recv(int fd, void *buf, size_t len, int flags);
 int __real_shutdown(int fd, int how);
 int __wrap_shutdown(int fd, int how);
 
+static ssize_t sim_send(int d, const void *buf, size_t len);
+static ssize_t sim_recv(int d, void *buf, size_t len);
+
 ssize_t __wrap_send(int fd, const void *buf, size_t len, int flags)
 {
 	int d = pipe_out(fd);
-	struct xs_pipe *p;
-	size_t room;
+	ssize_t n;
 
 	if (d < 0)
 		return __real_send(fd, buf, len, flags);
+	fv_lock();
+	n = sim_send(d, buf, len);
+	fv_unlock();
+	return n;
+}
+
+ssize_t __wrap_recv(int fd, void *buf, size_t len, int flags)
+{
+	int d = pipe_out(fd);
+	ssize_t n;
+
+	if (d < 0)
+		return __real_recv(fd, buf, len, flags);
+	fv_lock();
+	n = sim_recv(d, buf, len);
+	fv_unlock();
+	return n;
+}
+
+static ssize_t sim_send(int d, const void *buf, size_t len)
+{
+	struct xs_pipe *p;
+	size_t room;
+
 	p = &xs_pipes[d];
 	if (p->dead) {
 		errno = EPIPE;
@@ -150,14 +176,11 @@ ssize_t __wrap_send(int fd, const void *buf, size_t len, int flags)
 	return (ssize_t)len;
 }
 
-ssize_t __wrap_recv(int fd, void *buf, size_t len, int flags)
+static ssize_t sim_recv(int d, void *buf, size_t len)
 {
-	int d = pipe_out(fd);
 	struct xs_pipe *p;
 	size_t n;
 
-	if (d < 0)
-		return __real_recv(fd, buf, len, flags);
 	p = &xs_pipes[!d];
 	n = p->deliv - p->rd;
 	if (!n) {

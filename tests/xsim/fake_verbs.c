@@ -19,6 +19,7 @@
  * a CQ overrun, a bad rkey, a write outside its MR) is a violation.
  */
 #include <endian.h>
+#include <pthread.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,27 @@
 #include <infiniband/verbs.h>
 
 #include "xsim.h"
+
+/*
+ * One lock over the whole fake NIC, for the ThreadSanitizer harness where
+ * the library's threads and a hardware thread use it at once (the
+ * hardware is not what that test checks).  The simulator itself is one
+ * thread and leaves it off.
+ */
+bool fv_threaded;
+static pthread_mutex_t fv_mu = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+void fv_lock(void)
+{
+	if (fv_threaded)
+		pthread_mutex_lock(&fv_mu);
+}
+
+void fv_unlock(void)
+{
+	if (fv_threaded)
+		pthread_mutex_unlock(&fv_mu);
+}
 
 #undef ibv_query_port
 #undef ibv_reg_mr
@@ -123,7 +145,7 @@ static void cq_push(struct fcq *cq, const struct ibv_wc *wc)
 	cq->wc[(cq->head + cq->len++) % cq->cap] = *wc;
 }
 
-static int fv_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
+static int raw_fv_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
 {
 	struct fcq *cq = (struct fcq *)ibcq;
 	int i;
@@ -175,7 +197,7 @@ void fv_fatal(struct fqp *q, bool quiet)
 	fv_flush(q);
 }
 
-static int fv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+static int raw_fv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			struct ibv_send_wr **bad)
 {
 	struct fqp *q = (struct fqp *)ibqp;
@@ -217,7 +239,7 @@ static int fv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	return 0;
 }
 
-static int fv_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+static int raw_fv_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 			struct ibv_recv_wr **bad)
 {
 	struct fqp *q = (struct fqp *)ibqp;
@@ -243,6 +265,12 @@ static int fv_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	}
 	return 0;
 }
+
+static int fv_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc);
+static int fv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			struct ibv_send_wr **bad);
+static int fv_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad);
 
 static void ctx_init(struct ibv_context *c)
 {
@@ -337,7 +365,7 @@ int fv_live_count(void)
 
 /* ------------------------------------------------------------ verbs calls */
 
-struct ibv_cq *ibv_create_cq(struct ibv_context *c, int cqe, void *cq_ctx,
+static struct ibv_cq *fake_ibv_create_cq(struct ibv_context *c, int cqe, void *cq_ctx,
 			     struct ibv_comp_channel *ch, int vec)
 {
 	struct fcq *cq;
@@ -360,7 +388,7 @@ struct ibv_cq *ibv_create_cq(struct ibv_context *c, int cqe, void *cq_ctx,
 	return &cq->cq;
 }
 
-int ibv_destroy_cq(struct ibv_cq *ibcq)
+static int fake_ibv_destroy_cq(struct ibv_cq *ibcq)
 {
 	struct fcq *cq = (struct fcq *)ibcq;
 	int i;
@@ -374,7 +402,7 @@ int ibv_destroy_cq(struct ibv_cq *ibcq)
 	return 0;
 }
 
-struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *ia)
+static struct ibv_qp *fake_ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *ia)
 {
 	struct fqp *q;
 
@@ -408,7 +436,7 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *ia)
 	return &q->qp;
 }
 
-int ibv_destroy_qp(struct ibv_qp *ibqp)
+static int fake_ibv_destroy_qp(struct ibv_qp *ibqp)
 {
 	struct fqp *q = (struct fqp *)ibqp;
 
@@ -434,7 +462,7 @@ static bool ah_ok(const struct fqp *q, const struct ibv_qp_attr *a)
 	return a->ah_attr.is_global && a->ah_attr.grh.sgid_index == 0;
 }
 
-int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *a, int mask)
+static int fake_ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *a, int mask)
 {
 	struct fqp *q = (struct fqp *)ibqp;
 	struct fport *p = &ports[q->node][q->nic];
@@ -476,9 +504,7 @@ int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *a, int mask)
 	}
 }
 
-int ibv_query_port(struct ibv_context *c, uint8_t port,
-		   struct _compat_ibv_port_attr *attr);
-int ibv_query_port(struct ibv_context *c, uint8_t port,
+static int fake_ibv_query_port(struct ibv_context *c, uint8_t port,
 		   struct _compat_ibv_port_attr *attr)
 {
 	struct ibv_port_attr *pa = (struct ibv_port_attr *)attr;
@@ -522,13 +548,13 @@ static struct ibv_mr *reg(struct ibv_pd *pd, void *addr, size_t len,
 	return &mrs[i].mr;
 }
 
-struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t len,
+static struct ibv_mr *fake_ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t len,
 			  int access)
 {
 	return reg(pd, addr, len, access);
 }
 
-struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t len,
+static struct ibv_mr *fake_ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t len,
 				uint64_t iova, unsigned int access)
 {
 	(void)iova;
@@ -548,7 +574,7 @@ struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t off, size_t len,
 	return NULL;
 }
 
-int ibv_dereg_mr(struct ibv_mr *mr)
+static int fake_ibv_dereg_mr(struct ibv_mr *mr)
 {
 	struct fmr *m = (struct fmr *)mr;
 
@@ -714,4 +740,85 @@ bool fv_ack(struct fqp *q)
 bool fv_flush_pending(const struct fqp *q)
 {
 	return q->live && q->state == FQ_ERR_PENDING;
+}
+
+/* ------------------------------------------------------------ locked entries */
+
+#define LOCKED(type, call)			\
+	do {					\
+		type r_;			\
+						\
+		fv_lock();			\
+		r_ = call;			\
+		fv_unlock();			\
+		return r_;			\
+	} while (0)
+
+static int fv_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
+{
+	LOCKED(int, raw_fv_poll_cq(cq, n, wc));
+}
+
+static int fv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			struct ibv_send_wr **bad)
+{
+	LOCKED(int, raw_fv_post_send(qp, wr, bad));
+}
+
+static int fv_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad)
+{
+	LOCKED(int, raw_fv_post_recv(qp, wr, bad));
+}
+
+struct ibv_cq *ibv_create_cq(struct ibv_context *c, int cqe, void *cq_ctx,
+			     struct ibv_comp_channel *ch, int vec)
+{
+	LOCKED(struct ibv_cq *, fake_ibv_create_cq(c, cqe, cq_ctx, ch, vec));
+}
+
+int ibv_destroy_cq(struct ibv_cq *cq)
+{
+	LOCKED(int, fake_ibv_destroy_cq(cq));
+}
+
+struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *ia)
+{
+	LOCKED(struct ibv_qp *, fake_ibv_create_qp(pd, ia));
+}
+
+int ibv_destroy_qp(struct ibv_qp *qp)
+{
+	LOCKED(int, fake_ibv_destroy_qp(qp));
+}
+
+int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
+{
+	LOCKED(int, fake_ibv_modify_qp(qp, a, mask));
+}
+
+int ibv_query_port(struct ibv_context *c, uint8_t port,
+		   struct _compat_ibv_port_attr *attr);
+int ibv_query_port(struct ibv_context *c, uint8_t port,
+		   struct _compat_ibv_port_attr *attr)
+{
+	LOCKED(int, fake_ibv_query_port(c, port, attr));
+}
+
+struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t len,
+			  int access)
+{
+	LOCKED(struct ibv_mr *, fake_ibv_reg_mr(pd, addr, len, access));
+}
+
+struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t len,
+				uint64_t iova, unsigned int access)
+{
+	LOCKED(struct ibv_mr *, fake_ibv_reg_mr_iova2(pd, addr, len, iova,
+						      access));
+}
+
+int ibv_dereg_mr(struct ibv_mr *mr)
+{
+	LOCKED(int, fake_ibv_dereg_mr(mr));
 }

@@ -76,4 +76,7 @@ void xs_fuzz_inject(int victim, const void *p, size_t len);
 int xs_fuzz_steps(int victim, int n);
 int xs_fuzz_close(void);
 
+/* The cost of r2cc_test() and of its lock, ns per call. */
+int xs_bench_test(double *test_ns, double *lock_ns);
+
 #endif

@@ -4,6 +4,7 @@
  * prints TAP.  A failing seed is printed with the command that replays it:
  *
  *   xsim [-c CASE] [-n SEEDS] [-s FIRST] [-t SECONDS]
+ *   xsim -b                            the cost of r2cc_test()'s lock
  *   R2CC_SIM_SEED=0x1234 xsim [-c CASE]  one seed, traced on stderr
  *
  * Without -n it runs seeds for 30 s (-t sets the time; with -n as well,
@@ -205,8 +206,17 @@ int main(int argc, char **argv)
 	double limit = 30, t0;	/* as the ASan phase runs it: no options */
 	int opt, bad = 0, i;
 
-	while ((opt = getopt(argc, argv, "c:n:s:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "bc:n:s:t:")) != -1) {
 		switch (opt) {
+		case 'b': {
+			double t, l;
+
+			if (xs_bench_test(&t, &l))
+				return 1;
+			printf("r2cc_test: %.1f ns per call, of which lock+unlock %.1f ns (%.0f%%)\n",
+			       t, l, 100 * l / t);
+			return 0;
+		}
 		case 'c':
 			k = case_named(optarg);
 			if (!k) {

@@ -56,6 +56,9 @@ struct fv_hooks {
 };
 
 void fv_init(const struct fv_hooks *h);
+extern bool fv_threaded;		/* lock the fake NIC (TSan harness) */
+void fv_lock(void);
+void fv_unlock(void);
 void fv_reset(void);			/* destroy everything, between runs */
 struct ibv_context *fv_context(int node, int nic);
 struct ibv_pd *fv_pd(int node, int nic);

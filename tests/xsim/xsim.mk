@@ -46,3 +46,35 @@ $(XSIM_SAN_BIN): $(XSIM_SAN_OBJS)
 	$(CC) $(CFLAGS) $(SAN_FLAGS) $(LDFLAGS) $(XSIM_WRAP) -o $@ $^ -ldl
 
 sanitize-unit: $(XSIM_SAN_BIN)
+
+# The thread model under ThreadSanitizer (tests/tsan): the library and the
+# fake NIC, without the single-threaded simulator's world.
+TSAN_FLAGS := -fsanitize=thread -O1 -g -fno-omit-frame-pointer
+TSAN_LIB   := $(filter-out $(BUILD)/xsim/lib/cuda.o,$(patsubst %,$(BUILD)/tsan/lib/%.o,$(XSIM_LIB)))
+TSAN_OBJS  := $(TSAN_LIB) $(BUILD)/tsan/lib/cuda.o $(BUILD)/tsan/fake_verbs.o \
+	      $(BUILD)/tsan/env.o $(BUILD)/tsan/threads.o
+TSAN_BIN   := $(BUILD)/tests/tsan/threads
+
+.PHONY: tsan check-tsan
+tsan: $(TSAN_BIN)
+
+$(BUILD)/tsan/lib/cuda.o: CPPFLAGS += $(CUDA_CPPFLAGS)
+$(BUILD)/tsan/lib/%.o: lib/%.c $(wildcard lib/*.h include/r2cc/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(TSAN_FLAGS) -fvisibility=hidden -c -o $@ $<
+
+$(BUILD)/tsan/%.o: tests/xsim/%.c $(wildcard tests/xsim/*.h lib/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(TSAN_FLAGS) -Ilib -c -o $@ $<
+
+$(BUILD)/tsan/threads.o: tests/tsan/threads.c $(wildcard tests/xsim/*.h lib/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(TSAN_FLAGS) -Ilib -Itests/xsim -c -o $@ $<
+
+$(TSAN_BIN): $(TSAN_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(TSAN_FLAGS) $(LDFLAGS) \
+		-Wl,--wrap=send,--wrap=recv,--wrap=shutdown -o $@ $^ -ldl -lpthread
+
+check-tsan: $(TSAN_BIN)
+	@TSAN_OPTIONS="halt_on_error=1 exitcode=66" prove -v $(TSAN_BIN)

@@ -1,0 +1,27 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The library's thread model under ThreadSanitizer (tests/tsan/threads.c,
+# `make check-tsan`): setup calls in one thread beside data calls in two
+# others, over the fake NIC.  Three runs; a data race fails the run.
+here=$(cd "$(dirname "$0")/../.." && pwd)
+build=${BUILD:-$here/build}
+echo "1..3"
+if ! out=$(make -s -C "$here" BUILD="$build" tsan 2>&1); then
+	echo "# $out" | head -n 20
+	for i in 1 2 3; do echo "not ok $i - build the ThreadSanitizer harness"; done
+	exit 1
+fi
+rc=0
+for i in 1 2 3; do
+	out=$(TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
+		timeout 300 "$build/tests/tsan/threads" 2>&1)
+	r=$?
+	if [ $r = 0 ]; then
+		echo "ok $i - run $i: $(sed -n 's/^ok 1 - //p' <<<"$out"), no data race"
+	else
+		echo "not ok $i - run $i: exit $r"
+		sed 's/^/# /' <<<"$out" | head -n 60
+		rc=1
+	fi
+done
+exit $rc
