@@ -193,47 +193,6 @@ R2CC_EXPORT int r2cc_accept(struct r2cc_listener *l, struct r2cc_conn **out)
 	return 0;
 }
 
-void conn_fail(struct r2cc_conn *c, int err, const char *why)
-{
-	int i;
-
-	if (c->state == CONN_FAILED)
-		return;
-	r2cc_log(c->ctx, R2CC_LOG_ERROR, "connection %s: %s (%d)",
-		 c->sender ? "to receiver" : "from sender", why, err);
-	c->state = CONN_FAILED;
-	c->err = err;
-	/*
-	 * Nothing may touch the buffers once their requests fail: a QP in
-	 * error may still move data until it has flushed, a destroyed one
-	 * never does.  The peer learns from the closed control channel.
-	 */
-	for (i = 0; i < c->nrails; i++) {
-		rail_destroy(&c->rails[i]);
-		c->rails[i].state = RAIL_DOWN;
-	}
-	rails_reap(c, true);
-	if (c->ctl.fd >= 0)
-		shutdown(c->ctl.fd, SHUT_RDWR);
-	xfer_fail_all(c, err);
-}
-
-/*
- * Queue a control message.  One that cannot be queued fails the
- * connection: every message on the failover path is awaited by the peer,
- * and a lost one would leave a rail, or a message, waiting for ever.
- */
-int ctl_send(struct r2cc_conn *c, uint16_t type, const void *a, size_t alen,
-	     const void *b, size_t blen)
-{
-	int ret = ctrl_send(&c->ctl, type, a, alen, b, blen);
-
-	if (ret >= 0)
-		return 0;
-	conn_fail(c, ret, "control message not sent");
-	return ret;
-}
-
 static int send_hello(struct r2cc_conn *c, uint16_t type)
 {
 	struct wire_hello h = {
@@ -286,7 +245,9 @@ static int rails_join(struct r2cc_conn *c, const struct wire_hello *h)
 		ret = rail_connect(c, r);
 		if (ret) {
 			/* One rail that cannot connect is a rail down. */
-			rail_start_down(c, r, ret);
+			ret = rail_start_down(c, r, ret);
+			if (ret)
+				return ret;
 			if (!c->sender)
 				r->local.qpn = 0;
 			continue;
@@ -389,7 +350,7 @@ int conn_progress(struct r2cc_conn *c)
 	if (c->state != CONN_READY) {
 		ret = conn_handshake(c);
 		if (ret)
-			conn_fail(c, ret, "handshake failed");
+			xfer_abort(c, ret, "handshake failed");
 		return c->state == CONN_FAILED ? c->err : 0;
 	}
 	xfer_progress(c);
@@ -398,9 +359,14 @@ int conn_progress(struct r2cc_conn *c)
 
 void ctx_progress(struct r2cc_ctx *ctx)
 {
+	struct r2cc_nic_event ev;
 	struct r2cc_conn *c;
 
-	r2cc_notify_drain(ctx);
+	/* NIC changes first: a failed rail takes no more chunks. */
+	while (r2cc_notify_poll(ctx, &ev) == 1) {
+		r2cc_xport_nic_event(ctx, &ev);
+		r2cc_notify_keep(ctx, &ev);
+	}
 	for (c = ctx->conns; c; c = c->next)
 		conn_progress(c);
 }

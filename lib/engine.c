@@ -8,15 +8,69 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "xport.h"
 
 #define FALLBACK_QUEUE	(1u << 20)	/* TCP bytes queued at most */
 #define CTRL_BURST	64		/* control messages per progress call */
 
+void xfer_abort(struct r2cc_conn *c, int err, const char *why)
+{
+	int i;
+
+	if (c->state == CONN_FAILED)
+		return;
+	r2cc_log(c->ctx, R2CC_LOG_ERROR, "connection %s: %s (%d)",
+		 c->sender ? "to receiver" : "from sender", why, err);
+	c->state = CONN_FAILED;
+	c->err = err;
+	/*
+	 * Nothing may touch the buffers once their requests fail: a QP in
+	 * error may still move data until it has flushed, a destroyed one
+	 * never does.  The peer learns from the closed control channel.
+	 */
+	for (i = 0; i < c->nrails; i++) {
+		rail_destroy(&c->rails[i]);
+		c->rails[i].state = RAIL_DOWN;
+	}
+	rails_reap(c, true);
+	if (c->ctl.fd >= 0)
+		shutdown(c->ctl.fd, SHUT_RDWR);
+	xfer_fail_all(c, err);
+}
+
+/*
+ * Queue a control message.  One that cannot be queued fails the
+ * connection: every message on the failover path is awaited by the peer,
+ * and a lost one would leave a rail, or a message, waiting for ever.
+ */
+int xfer_send(struct r2cc_conn *c, uint16_t type, const void *a,
+	      size_t alen, const void *b, size_t blen)
+{
+	int ret = ctrl_send(&c->ctl, type, a, alen, b, blen);
+
+	if (ret >= 0)
+		return 0;
+	xfer_abort(c, ret, "control message not sent");
+	return ret;
+}
+
 static int rail_idx(const struct r2cc_conn *c, const struct rail *r)
 {
 	return (int)(r - c->rails);
+}
+
+/* A rail's error (a control message not queued) fails the connection. */
+static void rail_check(struct r2cc_conn *c, int err, const char *why)
+{
+	if (err)
+		xfer_abort(c, err, why);
+}
+
+static void fail_rail(struct r2cc_conn *c, struct rail *r, const char *why)
+{
+	rail_check(c, rail_fail(c, r, why), "control message not sent");
 }
 
 /* ------------------------------------------------------------ sender */
@@ -94,13 +148,13 @@ static void match(struct r2cc_conn *c)
 						  .err = EMSGSIZE };
 
 			msg_done(c, m, -EMSGSIZE);
-			if (ctl_send(c, W_MSG_ERR, &w, sizeof(w), NULL, 0))
+			if (xfer_send(c, W_MSG_ERR, &w, sizeof(w), NULL, 0))
 				return;
 		} else {
 			m->chunk_state = calloc(m->nchunks, 1);
 			m->chunk_rail = calloc(m->nchunks, 1);
 			if (!m->chunk_state || !m->chunk_rail) {
-				conn_fail(c, -ENOMEM, "chunk table");
+				xfer_abort(c, -ENOMEM, "chunk table");
 				return;
 			}
 			c->pend_msgs++;
@@ -183,7 +237,7 @@ static bool post_chunk(struct r2cc_conn *c, struct rail *r, struct msg *m,
 	}, *bad;
 
 	if (ibv_post_send(r->qp, &wr, &bad)) {
-		rail_fail(c, r, "post failed");
+		fail_rail(c, r, "post failed");
 		return false;
 	}
 	if (!r->outstanding)
@@ -289,7 +343,7 @@ static void fallback_refuse_device(struct r2cc_conn *c)
 			 "message %u: GPU memory cannot take the TCP fallback",
 			 m->id);
 		msg_done(c, m, -ENETDOWN);
-		ctl_send(c, W_MSG_ERR, &w, sizeof(w), NULL, 0);
+		xfer_send(c, W_MSG_ERR, &w, sizeof(w), NULL, 0);
 	}
 }
 
@@ -316,7 +370,7 @@ static void fallback(struct r2cc_conn *c)
 			if (off + d.len == len)
 				d.flags = WIRE_DATA_EOC |
 					  (k == m->nchunks - 1 ? WIRE_DATA_LAST : 0);
-			if (ctl_send(c, W_DATA, &d, sizeof(d),
+			if (xfer_send(c, W_DATA, &d, sizeof(d),
 				     m->buf + (size_t)k * c->chunk_size + off,
 				     d.len))
 				return;
@@ -413,7 +467,7 @@ void xfer_sender_resolve(struct r2cc_conn *c, struct rail *r)
 			    (m->chunk_rail[k] & ~RESENT) != ri)
 				continue;
 			if (listed) {
-				conn_fail(c, -EPROTO,
+				xfer_abort(c, -EPROTO,
 					  "fence report misses a chunk");
 				goto out;
 			}
@@ -441,17 +495,19 @@ static void sender_cq(struct r2cc_conn *c, struct rail *r,
 	if (wc->status == IBV_WC_SUCCESS)
 		r->last_progress_ns = r2cc_now_ns();
 	if (wc->wr_id == PROBE_WRID) {
-		rail_probe_done(c, r, wc->status == IBV_WC_SUCCESS);
+		rail_check(c, rail_probe_done(c, r,
+					      wc->status == IBV_WC_SUCCESS),
+			   "control message not sent");
 		return;
 	}
 	/*
 	 * Any error, a flush included: the QP is in error.  A flush on a
 	 * rail still up means the NIC put it there (rxe on 6.12 flushes
-	 * everything when the retries run out); rail_fail() ignores rails
-	 * already failing.  The chunk stays posted until the fence settles.
+	 * everything when the retries run out); a rail already failing is
+	 * left as it is.  The chunk stays posted until the fence settles.
 	 */
 	if (wc->status != IBV_WC_SUCCESS) {
-		rail_fail(c, r, ibv_wc_status_str(wc->status));
+		fail_rail(c, r, ibv_wc_status_str(wc->status));
 		return;
 	}
 	m = msg_by_id(c, (uint32_t)(wc->wr_id >> 32));
@@ -470,14 +526,14 @@ static void arrive(struct r2cc_conn *c, uint32_t id, uint32_t k, bool last,
 	struct msg *m = &c->msgs[id & MSG_ID_MASK];
 
 	if (!m->used || m->done || !m->bitmap || k >= m->nchunks) {
-		conn_fail(c, -EPROTO, "chunk for no open receive");
+		xfer_abort(c, -EPROTO, "chunk for no open receive");
 		return;
 	}
 	if (last) {
 		size_t size = (size_t)k * c->chunk_size + last_len;
 
 		if (size > m->len) {
-			conn_fail(c, -EPROTO, "message overran its buffer");
+			xfer_abort(c, -EPROTO, "message overran its buffer");
 			return;
 		}
 		m->total = k + 1;
@@ -504,7 +560,7 @@ static void receiver_cq(struct r2cc_conn *c, struct rail *r,
 		 */
 		if (wc->status == IBV_WC_WR_FLUSH_ERR)
 			r->flushed = true;
-		rail_fail(c, r, ibv_wc_status_str(wc->status));
+		fail_rail(c, r, ibv_wc_status_str(wc->status));
 		return;
 	}
 	if (wc->opcode == IBV_WC_RECV)	/* a probe */
@@ -518,7 +574,7 @@ static void receiver_cq(struct r2cc_conn *c, struct rail *r,
 		return;
 	if (wc->opcode != IBV_WC_RECV_RDMA_WITH_IMM ||
 	    !(wc->wc_flags & IBV_WC_WITH_IMM)) {
-		conn_fail(c, -EPROTO, "unexpected completion");
+		xfer_abort(c, -EPROTO, "unexpected completion");
 		return;
 	}
 	imm = be32toh(wc->imm_data);
@@ -536,7 +592,7 @@ static int fence_part(struct r2cc_conn *c, uint8_t *buf, size_t len,
 
 	if (last)
 		f->flags |= WIRE_FENCED_LAST;
-	return ctl_send(c, W_FENCED, buf, len, NULL, 0);
+	return xfer_send(c, W_FENCED, buf, len, NULL, 0);
 }
 
 /*
@@ -558,7 +614,7 @@ int xfer_fence_report(struct r2cc_conn *c, struct rail *r)
 
 	buf = calloc(1, max);
 	if (!buf) {
-		conn_fail(c, -ENOMEM, "fence report");
+		xfer_abort(c, -ENOMEM, "fence report");
 		return -ENOMEM;
 	}
 	f = (void *)buf;
@@ -619,11 +675,11 @@ static void on_data(struct r2cc_conn *c, const struct wire_data *d,
 	    !m || m->done || !m->bitmap || d->chunk >= m->nchunks ||
 	    d->off > c->chunk_size || d->len > c->chunk_size - d->off ||
 	    at > m->len || d->len > m->len - at || d->reserved) {
-		conn_fail(c, -EPROTO, "bad fallback data");
+		xfer_abort(c, -EPROTO, "bad fallback data");
 		return;
 	}
 	if (m->device) {
-		conn_fail(c, -EPROTO, "fallback data for GPU memory");
+		xfer_abort(c, -EPROTO, "fallback data for GPU memory");
 		return;
 	}
 	memcpy(m->buf + at, d + 1, d->len);
@@ -642,7 +698,7 @@ static void on_cts(struct r2cc_conn *c, const struct wire_cts *w, size_t len)
 	if (!c->sender || !w->count || w->count > R2CC_MAX_RECVS ||
 	    len != sizeof(*w) + w->count * sizeof(w->e[0]) ||
 	    c->cts_len == MAX_RECV_REQS) {
-		conn_fail(c, -EPROTO, "bad receive announcement");
+		xfer_abort(c, -EPROTO, "bad receive announcement");
 		return;
 	}
 	g = &c->ctsq[(c->cts_head + c->cts_len) % MAX_RECV_REQS];
@@ -650,7 +706,7 @@ static void on_cts(struct r2cc_conn *c, const struct wire_cts *w, size_t len)
 	for (i = 0; i < w->count; i++) {
 		if (w->e[i].msg_id != c->next_msg_id || w->e[i].reserved ||
 		    w->e[i].flags & ~WIRE_CTS_DEVICE) {
-			conn_fail(c, -EPROTO, "receive out of sequence");
+			xfer_abort(c, -EPROTO, "receive out of sequence");
 			return;
 		}
 		c->next_msg_id++;
@@ -667,7 +723,7 @@ static void on_msg_err(struct r2cc_conn *c, const struct wire_msg_err *e)
 	int g, i;
 
 	if (e->err <= 0) {
-		conn_fail(c, -EPROTO, "bad message error");
+		xfer_abort(c, -EPROTO, "bad message error");
 		return;
 	}
 	if (m) {
@@ -686,7 +742,7 @@ static void on_msg_err(struct r2cc_conn *c, const struct wire_msg_err *e)
 	}
 	/* Settled here already; one never announced is a lie. */
 	if ((int32_t)(e->msg_id - c->next_msg_id) >= 0)
-		conn_fail(c, -EPROTO, "error for a message never announced");
+		xfer_abort(c, -EPROTO, "error for a message never announced");
 }
 
 static const uint32_t min_len[W_TYPE_MAX] = {
@@ -705,10 +761,11 @@ static void dispatch(struct r2cc_conn *c)
 	const struct wire_hdr *h = (const void *)c->ctl.in;
 	const void *p = h + 1;
 	const struct wire_msg_err *e = p;
+	const char *why;
 
 	if (h->type == W_HELLO || h->type == W_HELLO_ACK ||
 	    h->len < min_len[h->type]) {
-		conn_fail(c, -EPROTO, "bad control message");
+		xfer_abort(c, -EPROTO, "bad control message");
 		return;
 	}
 	switch (h->type) {
@@ -722,7 +779,7 @@ static void dispatch(struct r2cc_conn *c)
 		on_msg_err(c, e);
 		break;
 	default:
-		rail_on_msg(c, h->type, p, h->len);
+		rail_check(c, rail_on_msg(c, h->type, p, h->len, &why), why);
 	}
 }
 
@@ -744,6 +801,22 @@ static void poll_cq(struct r2cc_conn *c, struct rail *r)
 		rail_fill_rq(c, r);
 }
 
+/*
+ * A failed rail, once drained: the sender settles each chunk it carried
+ * (arrived, or to be sent again), the receiver reports what arrived.
+ */
+static void settle(struct r2cc_conn *c, struct rail *r)
+{
+	if (!rail_fence_drained(c, r))
+		return;
+	if (c->sender)
+		xfer_sender_resolve(c, r);
+	else
+		xfer_fence_report(c, r);
+	if (c->state == CONN_READY)
+		rail_fence_done(c, r);
+}
+
 static void watch_rail(struct r2cc_conn *c, struct rail *r)
 {
 	uint64_t now = r2cc_now_ns();
@@ -751,21 +824,21 @@ static void watch_rail(struct r2cc_conn *c, struct rail *r)
 
 	switch (r->state) {
 	case RAIL_FENCING:
-		rail_progress_fence(c, r);
+		settle(c, r);
 		break;
 	case RAIL_DOWN:
-		rail_failback(c, r);
+		rail_check(c, rail_failback(c, r), "control message not sent");
 		break;
 	case RAIL_UP:
 		/* Nothing completes though work is posted: a black hole. */
 		if (c->sender && r->outstanding &&
 		    now > r->last_progress_ns + stall)
-			rail_fail(c, r, "stalled: no completion in time");
+			fail_rail(c, r, "stalled: no completion in time");
 		break;
 	case RAIL_PROBING:
 		if (now > r->probe_ns + (stall * 4 > 500000000 ? stall * 4 :
 					 500000000))
-			rail_fail(c, r, "probe timed out");
+			fail_rail(c, r, "probe timed out");
 		break;
 	}
 }
@@ -802,7 +875,7 @@ static void no_rail_left(struct r2cc_conn *c)
 		if (!m->used || m->done)
 			continue;
 		msg_done(c, m, -ENETDOWN);
-		ctl_send(c, W_MSG_ERR, &w, sizeof(w), NULL, 0);
+		xfer_send(c, W_MSG_ERR, &w, sizeof(w), NULL, 0);
 	}
 	for (q = c->sq_head; q; q = q->next)
 		q->err = -ENETDOWN;
@@ -819,7 +892,7 @@ void xfer_progress(struct r2cc_conn *c)
 		ctrl_consumed(&c->ctl);
 	}
 	if (c->state == CONN_READY && c->ctl.err)
-		conn_fail(c, c->ctl.err == -ECONNRESET ? -ECONNRESET :
+		xfer_abort(c, c->ctl.err == -ECONNRESET ? -ECONNRESET :
 			  c->ctl.err, "control channel lost (peer gone?)");
 	for (i = 0; i < c->nrails && c->state == CONN_READY; i++) {
 		poll_cq(c, &c->rails[i]);
@@ -851,7 +924,7 @@ void r2cc_xport_nic_event(struct r2cc_ctx *ctx, const struct r2cc_nic_event *ev)
 	for (c = ctx->conns; c; c = c->next) {
 		if (c->state != CONN_READY)
 			continue;
-		for (i = 0; i < c->nrails; i++) {
+		for (i = 0; i < c->nrails && c->state == CONN_READY; i++) {
 			struct rail *r = &c->rails[i];
 			struct wire_nic w = { .rail = (uint32_t)i };
 
@@ -860,11 +933,12 @@ void r2cc_xport_nic_event(struct r2cc_ctx *ctx, const struct r2cc_nic_event *ev)
 			w.up = ev->new_state == R2CC_NIC_ACTIVE;
 			c->event_ns = ev->time_ns;
 			if (!w.up)
-				rail_fail(c, r, "port went down");
+				fail_rail(c, r, "port went down");
 			else
 				r->next_try_ns = 0;
 			c->event_ns = 0;
-			ctrl_send(&c->ctl, W_NIC, &w, sizeof(w), NULL, 0);
+			/* Lost, the peer would never rebuild the rail. */
+			xfer_send(c, W_NIC, &w, sizeof(w), NULL, 0);
 		}
 	}
 }

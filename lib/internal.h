@@ -94,9 +94,13 @@ int r2cc_fabric_discover(struct r2cc_ctx *ctx, const struct r2cc_nic_sel *sel);
 void r2cc_fabric_close(struct r2cc_ctx *ctx);
 int r2cc_notify_open(struct r2cc_ctx *ctx);
 void r2cc_notify_close(struct r2cc_ctx *ctx);
-/* Next NIC change from the source itself: 1 with @ev, 0 none, -errno. */
+/*
+ * Next NIC change from the source itself: 1 with @ev, 0 none, -errno.  The
+ * caller hands it to the transport (r2cc_xport_nic_event), then keeps it
+ * for the application (r2cc_notify_keep).
+ */
 int r2cc_notify_poll(struct r2cc_ctx *ctx, struct r2cc_nic_event *ev);
-void r2cc_notify_drain(struct r2cc_ctx *ctx);
+void r2cc_notify_keep(struct r2cc_ctx *ctx, const struct r2cc_nic_event *ev);
 uint64_t r2cc_now_ns(void);
 
 /* The transport hears every NIC change (xfer.c). */

@@ -250,28 +250,23 @@ int r2cc_notify_poll(struct r2cc_ctx *ctx, struct r2cc_nic_event *ev)
 	ev->size = sizeof(*ev);
 	ret = ctx->source == R2CC_NOTIFY_KMOD ? kmod_poll_one(ctx, ev) :
 						verbs_poll_one(ctx, ev);
-	if (ret == 1)
-		r2cc_xport_nic_event(ctx, ev);
 	return ret;
 }
 
 /*
- * The transport reads the source as it makes progress: what it reads is
- * kept for r2cc_next_event() (the oldest is dropped when the application
- * does not read them).
+ * The transport reads the source as it makes progress (ctx_progress):
+ * what it reads is kept for r2cc_next_event() (the oldest is dropped when
+ * the application does not read them).
  */
-void r2cc_notify_drain(struct r2cc_ctx *ctx)
+void r2cc_notify_keep(struct r2cc_ctx *ctx, const struct r2cc_nic_event *ev)
 {
-	struct r2cc_nic_event ev;
 	unsigned int n = sizeof(ctx->evq) / sizeof(ctx->evq[0]);
 
-	while (r2cc_notify_poll(ctx, &ev) == 1) {
-		if (ctx->evq_len == n) {
-			ctx->evq_head = (ctx->evq_head + 1) % n;
-			ctx->evq_len--;
-		}
-		ctx->evq[(ctx->evq_head + ctx->evq_len++) % n] = ev;
+	if (ctx->evq_len == n) {
+		ctx->evq_head = (ctx->evq_head + 1) % n;
+		ctx->evq_len--;
 	}
+	ctx->evq[(ctx->evq_head + ctx->evq_len++) % n] = *ev;
 }
 
 R2CC_EXPORT int r2cc_next_event(struct r2cc_ctx *ctx,
@@ -302,6 +297,8 @@ R2CC_EXPORT int r2cc_next_event(struct r2cc_ctx *ctx,
 			return 1;
 		}
 		ret = r2cc_notify_poll(ctx, &e);
+		if (ret == 1)
+			r2cc_xport_nic_event(ctx, &e);
 		ctx_unlock(ctx);
 		if (ret == 1)
 			r2cc_opts_out(ev, &e, sizeof(e));

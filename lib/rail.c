@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
 /*
- * Rails: one RC QP from a local NIC to the peer's NIC of the same index.
- * Creation and connection, failure and fencing (see xport.h for the
- * protocol), and failback: a rail that failed is rebuilt with fresh QPs
- * through the control channel, probed, and only then scheduled again.
+ * Layer 2, rails (rail.h): one RC QP from a local NIC to the peer's NIC
+ * of the same index.  Creation and connection, failure and fencing (see
+ * xport.h for the protocol), and failback: a rail that failed is rebuilt
+ * with fresh QPs through the control channel, probed, and only then
+ * scheduled again.  News goes up as return values and the rail's state.
  */
 #include <endian.h>
 #include <errno.h>
@@ -206,27 +207,38 @@ void rail_fill_rq(struct r2cc_conn *c, struct rail *r)
 	}
 }
 
-static void send_rail(struct r2cc_conn *c, uint16_t type, struct rail *r)
+/* Queue a rail message for the peer: 0, or -errno. */
+static int send_ctl(struct r2cc_conn *c, uint16_t type, const void *p,
+		    size_t len)
+{
+	int ret = ctrl_send(&c->ctl, type, p, len, NULL, 0);
+
+	return ret < 0 ? ret : 0;
+}
+
+static int send_rail(struct r2cc_conn *c, uint16_t type, struct rail *r)
 {
 	struct wire_rail w = { .rail = (uint32_t)(r - c->rails),
 			       .epoch = r->epoch };
 
-	ctl_send(c, type, &w, sizeof(w), NULL, 0);
+	return send_ctl(c, type, &w, sizeof(w));
 }
 
 /*
- * Stop using @r now: its QP goes to error, so the NIC neither reads nor
- * writes any buffer through it again, and the peer is told.  What was in
- * flight is settled once the QP is drained (rail_progress_fence).
+ * Stop using @r now: its QP goes to error, so the NIC stops reading and
+ * writing buffers through it once it has drained, and the peer is told.
+ * What was in flight is settled once the QP is drained (the scheduler
+ * waits for rail_fence_drained()).  0, or -errno if the peer could not be
+ * told.
  */
-void rail_fail(struct r2cc_conn *c, struct rail *r, const char *why)
+int rail_fail(struct r2cc_conn *c, struct rail *r, const char *why)
 {
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
 	uint64_t now = r2cc_now_ns();
 	bool probing = r->state == RAIL_PROBING;
 
 	if (r->state != RAIL_UP && r->state != RAIL_PROBING)
-		return;
+		return 0;
 	r2cc_log(c->ctx, probing ? R2CC_LOG_INFO : R2CC_LOG_WARN,
 		 "rail %d (%s): %s; failing over", (int)(r - c->rails),
 		 c->ctx->nics[r->nic].info.dev_name, why);
@@ -247,30 +259,30 @@ void rail_fail(struct r2cc_conn *c, struct rail *r, const char *why)
 				       c->event_ns : now;
 		}
 	}
-	if (!r->told_down) {
-		r->told_down = true;
-		send_rail(c, W_RAIL_DOWN, r);
-	}
+	if (r->told_down)
+		return 0;
+	r->told_down = true;
+	return send_rail(c, W_RAIL_DOWN, r);
 }
 
 /*
- * Settle a fencing rail once its QP is drained: on the sender, every work
- * request given back (each chunk's fate is then known, from its completion
- * or the receiver's report); on the receiver, one receive flushed (the
- * receive queue completes in order, so nothing lands through it after).
- * A QP that does not drain in time is destroyed first: only then is it
- * certain to touch no buffer again.
+ * A fencing rail's QP is drained: on the sender, every work request given
+ * back (each chunk's fate is then known, from its completion or the
+ * receiver's report, which must be in too); on the receiver, one receive
+ * flushed (the receive queue completes in order, so nothing lands through
+ * it after).  A QP that does not drain in time is destroyed first: only
+ * then is it certain to touch no buffer again.
  */
-void rail_progress_fence(struct r2cc_conn *c, struct rail *r)
+bool rail_fence_drained(struct r2cc_conn *c, struct rail *r)
 {
 	bool late = r2cc_now_ns() - r->fence_start_ns > FENCE_DRAIN_NS;
 	bool drained = c->sender ? !r->outstanding :
 				   r->flushed || !r->rq_posted;
 
-	if (c->sender && !r->peer_fenced)
-		return;
+	if (r->state != RAIL_FENCING || (c->sender && !r->peer_fenced))
+		return false;
 	if (!drained && !late)
-		return;
+		return false;
 	if (!drained) {
 		r2cc_log(c->ctx, R2CC_LOG_WARN,
 			 "rail %d: %d requests not flushed after fencing; destroying its QP",
@@ -278,12 +290,12 @@ void rail_progress_fence(struct r2cc_conn *c, struct rail *r)
 			 c->sender ? r->outstanding : r->rq_posted);
 		rail_destroy(r);
 	}
-	if (c->sender)
-		xfer_sender_resolve(c, r);
-	else if (xfer_fence_report(c, r))
-		return;
-	if (c->state != CONN_READY)
-		return;
+	return true;
+}
+
+/* The scheduler settled what @r carried: it is down until failback. */
+void rail_fence_done(struct r2cc_conn *c, struct rail *r)
+{
 	R2CC_PROBE(fence, c, (int)(r - c->rails), (int)c->sender,
 		   r2cc_now_ns() - r->fence_start_ns);
 	r2cc_log(c->ctx, R2CC_LOG_DEBUG, "rail %d: settled %.3f ms after it failed",
@@ -299,7 +311,7 @@ void rail_progress_fence(struct r2cc_conn *c, struct rail *r)
  * failback retries it; the peer, which may have connected its end, is
  * told to fence it.
  */
-void rail_start_down(struct r2cc_conn *c, struct rail *r, int err)
+int rail_start_down(struct r2cc_conn *c, struct rail *r, int err)
 {
 	if (err)
 		r2cc_log(c->ctx, R2CC_LOG_WARN,
@@ -309,24 +321,24 @@ void rail_start_down(struct r2cc_conn *c, struct rail *r, int err)
 	r->state = RAIL_DOWN;
 	r->backoff_ns = BACKOFF_MIN_NS;
 	r->next_try_ns = r2cc_now_ns() + BACKOFF_MIN_NS;
-	if (err && c->sender && r->remote.qpn) {
-		r->told_down = true;
-		send_rail(c, W_RAIL_DOWN, r);
-	}
+	if (!err || !c->sender || !r->remote.qpn)
+		return 0;
+	r->told_down = true;
+	return send_rail(c, W_RAIL_DOWN, r);
 }
 
-static void send_ack(struct r2cc_conn *c, uint32_t rail, uint32_t epoch,
-		     bool ok)
+static int send_ack(struct r2cc_conn *c, uint32_t rail, uint32_t epoch,
+		    bool ok)
 {
 	struct wire_rail_ack a = { .rail = rail, .epoch = epoch, .ok = ok };
 
 	if (ok)
 		a.qp = c->rails[rail].local;
-	ctl_send(c, W_RAIL_ACK, &a, sizeof(a), NULL, 0);
+	return send_ctl(c, W_RAIL_ACK, &a, sizeof(a));
 }
 
 /* Sender: try to bring a failed rail back when both NICs are up. */
-void rail_failback(struct r2cc_conn *c, struct rail *r)
+int rail_failback(struct r2cc_conn *c, struct rail *r)
 {
 	struct wire_rail_req q = { .rail = (uint32_t)(r - c->rails) };
 	uint64_t now = r2cc_now_ns();
@@ -334,7 +346,7 @@ void rail_failback(struct r2cc_conn *c, struct rail *r)
 	if (!c->sender || r->state != RAIL_DOWN || r->req_sent ||
 	    now < r->next_try_ns || !r->peer_nic_up ||
 	    r2cc_nic_is_active(c->ctx, r->nic) != 1)
-		return;
+		return 0;
 	r->next_try_ns = now + r->backoff_ns;
 	r->backoff_ns = r->backoff_ns * 2 > BACKOFF_MAX_NS ? BACKOFF_MAX_NS :
 							     r->backoff_ns * 2;
@@ -347,15 +359,15 @@ void rail_failback(struct r2cc_conn *c, struct rail *r)
 	r->told_down = false;
 	if (rail_create(c, r)) {
 		rail_destroy(r);
-		return;
+		return 0;	/* tried again after the backoff */
 	}
 	q.epoch = r->epoch;
 	q.qp = r->local;
 	r->req_sent = true;
-	ctl_send(c, W_RAIL_REQ, &q, sizeof(q), NULL, 0);
+	return send_ctl(c, W_RAIL_REQ, &q, sizeof(q));
 }
 
-static void probe(struct r2cc_conn *c, struct rail *r)
+static int probe(struct r2cc_conn *c, struct rail *r)
 {
 	struct ibv_send_wr wr = {
 		.wr_id = PROBE_WRID,
@@ -366,26 +378,23 @@ static void probe(struct r2cc_conn *c, struct rail *r)
 
 	r->state = RAIL_PROBING;
 	r->probe_ns = r2cc_now_ns();
-	if (ibv_post_send(r->qp, &wr, &bad)) {
-		rail_fail(c, r, "probe not posted");
-		return;
-	}
+	if (ibv_post_send(r->qp, &wr, &bad))
+		return rail_fail(c, r, "probe not posted");
 	r->outstanding++;
+	return 0;
 }
 
 /* Sender: the probe of @r completed (@ok) or failed. */
-void rail_probe_done(struct r2cc_conn *c, struct rail *r, bool ok)
+int rail_probe_done(struct r2cc_conn *c, struct rail *r, bool ok)
 {
 	struct r2cc_rail_stats *st = &r->st;
 	uint64_t vmin = UINT64_MAX;
 	int i;
 
 	if (r->state != RAIL_PROBING)
-		return;
-	if (!ok) {
-		rail_fail(c, r, "probe failed");
-		return;
-	}
+		return 0;
+	if (!ok)
+		return rail_fail(c, r, "probe failed");
 	/* Join the schedule level with the others, not behind them. */
 	for (i = 0; i < c->nrails; i++)
 		if (c->rails[i].state == RAIL_UP && c->rails[i].vtime < vmin)
@@ -397,26 +406,26 @@ void rail_probe_done(struct r2cc_conn *c, struct rail *r, bool ok)
 	R2CC_PROBE(failback, c, (int)(r - c->rails));
 	r2cc_log(c->ctx, R2CC_LOG_WARN, "rail %d (%s): back in service",
 		 (int)(r - c->rails), c->ctx->nics[r->nic].info.dev_name);
+	return 0;
 }
 
-static void on_rail_req(struct r2cc_conn *c, const struct wire_rail_req *q)
+static int on_rail_req(struct r2cc_conn *c, const struct wire_rail_req *q)
 {
 	struct rail *r = &c->rails[q->rail];
 	int ret;
 
 	if (c->sender || q->epoch <= r->epoch)
-		return;
+		return 0;
 	if (r->state == RAIL_FENCING ||
-	    r2cc_nic_is_active(c->ctx, r->nic) != 1) {
-		send_ack(c, q->rail, q->epoch, false);
-		return;
+	    r2cc_nic_is_active(c->ctx, r->nic) != 1)
+		return send_ack(c, q->rail, q->epoch, false);
+	if (r->state == RAIL_UP) {	/* the sender saw a failure first */
+		ret = rail_fail(c, r, "peer rebuilds it");
+		if (ret)
+			return ret;
 	}
-	if (r->state == RAIL_UP)	/* the sender saw a failure first */
-		rail_fail(c, r, "peer rebuilds it");
-	if (r->state != RAIL_DOWN) {
-		send_ack(c, q->rail, q->epoch, false);
-		return;
-	}
+	if (r->state != RAIL_DOWN)
+		return send_ack(c, q->rail, q->epoch, false);
 	rail_retire(c, r);
 	r->epoch = q->epoch;
 	r->told_down = false;
@@ -425,32 +434,31 @@ static void on_rail_req(struct r2cc_conn *c, const struct wire_rail_req *q)
 	ret = ret ?: rail_connect(c, r);
 	if (ret) {
 		rail_destroy(r);
-		send_ack(c, q->rail, q->epoch, false);
-		return;
+		return send_ack(c, q->rail, q->epoch, false);
 	}
 	r->state = RAIL_UP;
 	r->st.failbacks++;
-	send_ack(c, q->rail, q->epoch, true);
 	r2cc_log(c->ctx, R2CC_LOG_WARN, "rail %d (%s): reconnected by peer",
 		 (int)q->rail, c->ctx->nics[r->nic].info.dev_name);
+	return send_ack(c, q->rail, q->epoch, true);
 }
 
-static void on_rail_ack(struct r2cc_conn *c, const struct wire_rail_ack *a)
+static int on_rail_ack(struct r2cc_conn *c, const struct wire_rail_ack *a)
 {
 	struct rail *r = &c->rails[a->rail];
 
 	if (!c->sender || a->epoch != r->epoch || !r->req_sent ||
 	    r->state != RAIL_DOWN)
-		return;
+		return 0;
 	r->req_sent = false;
 	if (!a->ok)
-		return;
+		return 0;
 	r->remote = a->qp;
 	if (rail_connect(c, r)) {
 		rail_destroy(r);
-		return;
+		return 0;	/* tried again after the backoff */
 	}
-	probe(c, r);
+	return probe(c, r);
 }
 
 /* A fence report part is well formed: entries and bitmaps fit @len. */
@@ -479,72 +487,70 @@ static bool fenced_ok(const struct wire_fenced *f, size_t len)
 }
 
 /* Gather what the receiver says arrived before it fenced @r. */
-static void on_fenced(struct r2cc_conn *c, const void *p, size_t len)
+static int on_fenced(struct r2cc_conn *c, const void *p, size_t len,
+		     const char **why)
 {
 	const struct wire_fenced *f = p;
 	struct rail *r = &c->rails[f->rail];
 	uint8_t *map;
 
 	if (!c->sender || !fenced_ok(f, len)) {
-		conn_fail(c, -EPROTO, "bad fence report");
-		return;
+		*why = "bad fence report";
+		return -EPROTO;
 	}
 	if (f->epoch != r->epoch || r->peer_fenced)
-		return;
+		return 0;
 	if (r->state == RAIL_DOWN) {
 		/* Nothing was posted on it (it never connected here). */
 		r->peer_fenced = f->flags & WIRE_FENCED_LAST;
-		return;
+		return 0;
 	}
 	map = realloc(r->fenced_map, r->fenced_len + len);
 	if (!map) {
-		conn_fail(c, -ENOMEM, "fence report");
-		return;
+		*why = "fence report";
+		return -ENOMEM;
 	}
 	memcpy(map + r->fenced_len, p, len);
 	r->fenced_map = map;
 	r->fenced_len += len;
 	if (!(f->flags & WIRE_FENCED_LAST))
-		return;
+		return 0;
 	r->peer_fenced = true;
 	r->told_down = true;	/* the receiver knows */
-	rail_fail(c, r, "peer fenced it");
+	return rail_fail(c, r, "peer fenced it");
 }
 
 /* Control messages about rails; lengths were checked by the caller. */
-void rail_on_msg(struct r2cc_conn *c, uint16_t type, const void *p,
-		 size_t len)
+int rail_on_msg(struct r2cc_conn *c, uint16_t type, const void *p,
+		size_t len, const char **why)
 {
 	const struct wire_rail *w = p;
 	struct rail *r;
 
+	*why = "control message not sent";
 	if (w->rail >= (uint32_t)c->nrails) {
-		conn_fail(c, -EPROTO, "rail index out of range");
-		return;
+		*why = "rail index out of range";
+		return -EPROTO;
 	}
 	r = &c->rails[w->rail];
 	switch (type) {
 	case W_RAIL_DOWN:
-		if (w->epoch == r->epoch) {
-			r->told_down = true;
-			rail_fail(c, r, "peer saw it fail");
-		}
-		break;
+		if (w->epoch != r->epoch)
+			return 0;
+		r->told_down = true;
+		return rail_fail(c, r, "peer saw it fail");
 	case W_NIC:
 		r->peer_nic_up = ((const struct wire_nic *)p)->up;
 		if (!r->peer_nic_up)
-			rail_fail(c, r, "peer's port went down");
-		else
-			r->next_try_ns = 0;
-		break;
+			return rail_fail(c, r, "peer's port went down");
+		r->next_try_ns = 0;
+		return 0;
 	case W_FENCED:
-		on_fenced(c, p, len);
-		break;
+		return on_fenced(c, p, len, why);
 	case W_RAIL_REQ:
-		on_rail_req(c, p);
-		break;
+		return on_rail_req(c, p);
 	case W_RAIL_ACK:
-		on_rail_ack(c, p);
-		break;
+		return on_rail_ack(c, p);
 	}
+	return 0;
 }

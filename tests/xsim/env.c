@@ -66,9 +66,10 @@ int r2cc_notify_poll(struct r2cc_ctx *ctx, struct r2cc_nic_event *ev)
 	return 0;
 }
 
-void r2cc_notify_drain(struct r2cc_ctx *ctx)
+void r2cc_notify_keep(struct r2cc_ctx *ctx, const struct r2cc_nic_event *ev)
 {
 	(void)ctx;
+	(void)ev;
 }
 
 R2CC_EXPORT int r2cc_event_fd(const struct r2cc_ctx *ctx)

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR MIT */
+/*
+ * Layer 4, connections (conn.c): listen, connect, accept, the handshake
+ * that creates and connects one RC QP per rail, progress of a context's
+ * connections, stats and close.  Above it, the API (xfer.c: isend, irecv,
+ * test).
+ */
+#ifndef R2CC_LIB_CONN_H
+#define R2CC_LIB_CONN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ctrl.h"
+#include "internal.h"
+#include "rail.h"
+#include "engine.h"
+#include "wire.h"
+
+enum conn_state {
+	CONN_TCP = 1,			/* connector: TCP connect in progress */
+	CONN_HELLO = 2,			/* waiting for the peer's rails */
+	CONN_READY = 3,
+	CONN_FAILED = 4,
+};
+
+struct cts {
+	struct wire_cts_entry e[R2CC_MAX_RECVS];
+	bool matched[R2CC_MAX_RECVS];
+	int count;
+};
+
+struct r2cc_conn {
+	struct r2cc_ctx *ctx;
+	struct r2cc_conn *next;		/* ctx->conns */
+	bool sender;
+	uint8_t state;			/* enum conn_state */
+	int err;
+	uint64_t nonce;
+	uint32_t chunk_size;
+	struct ctrl ctl;
+	int nrails;
+	struct rail rails[WIRE_MAX_RAILS];
+	struct msg msgs[MAX_MSGS];
+	/* sender */
+	struct r2cc_req *sq_head, *sq_tail;	/* sends waiting for a CTS */
+	struct cts ctsq[MAX_RECV_REQS];		/* announced receives */
+	int cts_head, cts_len;
+	int pend_msgs;				/* messages with work to post */
+	/* receiver */
+	uint32_t next_msg_id;
+	int open_reqs;
+	uint64_t detect_ns;		/* last failure detected, for repair */
+	uint64_t event_ns;		/* time of the NIC event being handled */
+	bool repair_open;
+	uint64_t resend_n, resend_bytes;	/* sender: of the last fence */
+	bool fallback;			/* no rail: over TCP */
+	struct r2cc_conn_stats st;
+	/* QPs replaced by a failback, destroyed a while later (rail.c) */
+	struct {
+		struct ibv_qp *qp;
+		struct ibv_cq *cq;
+		uint64_t at;
+	} grave[GRAVE_MAX];
+	int ngrave;
+};
+
+struct r2cc_listener {
+	struct r2cc_ctx *ctx;
+	int fd;
+	uint64_t nonce;
+};
+
+/* A connection over the control socket @fd (the simulator makes its own). */
+struct r2cc_conn *conn_new(struct r2cc_ctx *ctx, int fd, bool sender);
+int conn_handshake(struct r2cc_conn *c);
+int conn_progress(struct r2cc_conn *c);
+
+#endif

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR MIT */
+/*
+ * Layer 2, rails (rail.c): one RC QP from a local NIC to the peer's NIC of
+ * the same index, and its state machine: create, connect, fail (QP to
+ * error), drain, settle, rebuild (failback) and probe.  A rail speaks to
+ * its peer over the control channel (layer 1) and tells the layers above
+ * what happened only by return values and by its state: it never calls
+ * up.  Functions returning int give 0 or -errno: a control message that
+ * could not be queued, or a peer's message that breaks the protocol; the
+ * caller fails the connection.
+ */
+#ifndef R2CC_LIB_RAIL_H
+#define R2CC_LIB_RAIL_H
+
+#include <infiniband/verbs.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ctrl.h"
+#include "probes.h"
+
+struct r2cc_conn;
+
+#define PROBE_WRID	UINT64_MAX
+#define RQ_DEPTH	256	/* receives posted per rail (receiver) */
+#define FENCE_DRAIN_NS	(200ull * 1000000)	/* give up waiting for flushes */
+#define GRAVE_MAX	32	/* replaced QPs kept per connection */
+#define GRAVE_NS	(3000ull * 1000000)	/* and for how long */
+
+enum rail_state {
+	RAIL_CONNECTING = R2CC_RAIL_CONNECTING,
+	RAIL_UP = R2CC_RAIL_UP,
+	RAIL_DOWN = R2CC_RAIL_DOWN,
+	RAIL_PROBING = R2CC_RAIL_PROBING,
+	RAIL_FENCING,			/* QP in error, draining */
+};
+
+struct rail {
+	int nic;			/* local NIC index */
+	uint8_t state;			/* enum rail_state */
+	uint32_t epoch;			/* bumped by every reconnection */
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct wire_qp local, remote;
+	int outstanding;		/* sender: WRs posted, not completed */
+	int rq_posted;			/* receiver: receives posted */
+	uint64_t last_progress_ns;	/* sender: last completion (or post) */
+	uint64_t fence_start_ns;
+	uint64_t vtime;			/* bytes posted / weight, scheduling */
+	bool peer_fenced;		/* sender: W_FENCED for this epoch in */
+	bool flushed;			/* receiver: a receive flushed */
+	bool told_down;			/* W_RAIL_DOWN for this epoch sent */
+	bool peer_nic_up;		/* the peer's NIC of this rail */
+	bool req_sent;			/* sender: W_RAIL_REQ outstanding */
+	uint64_t next_try_ns;		/* sender: next reconnection attempt */
+	uint64_t backoff_ns;
+	uint64_t probe_ns;		/* when the probe went out */
+	uint8_t *fenced_map;		/* sender: bitmaps from W_FENCED */
+	size_t fenced_len;
+	struct r2cc_rail_stats st;
+};
+
+int rail_create(struct r2cc_conn *c, struct rail *r);
+void rail_destroy(struct rail *r);
+void rails_reap(struct r2cc_conn *c, bool all);
+int rail_connect(struct r2cc_conn *c, struct rail *r);
+void rail_fill_rq(struct r2cc_conn *c, struct rail *r);
+int rail_fail(struct r2cc_conn *c, struct rail *r, const char *why);
+int rail_start_down(struct r2cc_conn *c, struct rail *r, int err);
+/* A fencing rail is drained (its QP destroyed if it never drained). */
+bool rail_fence_drained(struct r2cc_conn *c, struct rail *r);
+/* Its chunks settled: the rail is down until failback. */
+void rail_fence_done(struct r2cc_conn *c, struct rail *r);
+int rail_failback(struct r2cc_conn *c, struct rail *r);
+int rail_probe_done(struct r2cc_conn *c, struct rail *r, bool ok);
+/* A control message about a rail; *@why says what was wrong with it. */
+int rail_on_msg(struct r2cc_conn *c, uint16_t type, const void *p,
+		size_t len, const char **why);
+int rails_up(const struct r2cc_conn *c);
+
+#endif
