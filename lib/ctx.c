@@ -1,28 +1,15 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
-/* Context: options, logging, and the lifetime of fabric and notification. */
+/*
+ * The context API: options, the lifetime of fabric, notification and
+ * connections, NIC information and events for the application.
+ */
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 
-void r2cc_log(const struct r2cc_ctx *ctx, enum r2cc_log_level level,
-	      const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	if (!ctx->log || (int)level > ctx->log_level)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	ctx->log(ctx->log_arg, level, msg);
-}
-
-/* @o is the library's own copy (r2cc_opts_in()): its size is not checked. */
 static int r2cc_opts_check(const struct r2cc_ctx_opts *o)
 {
 	if (o->log_level < R2CC_LOG_ERROR || o->log_level > R2CC_LOG_DEBUG)
@@ -37,83 +24,6 @@ static int r2cc_opts_check(const struct r2cc_ctx_opts *o)
 		return -EINVAL;
 	if (o->ctrl_ifname && (!*o->ctrl_ifname || strlen(o->ctrl_ifname) >= 16))
 		return -EINVAL;
-	return 0;
-}
-
-/* @val, else $@env, else @def; the result must lie in [@lo, @hi]. */
-static int tune_one(struct r2cc_ctx *ctx, uint32_t val, const char *env,
-		    uint32_t def, uint32_t lo, uint32_t hi, uint32_t *out)
-{
-	const char *s = getenv(env);
-	unsigned long long v;
-	char *end;
-
-	if (val) {
-		*out = val;
-		return 0;
-	}
-	if (!s || !*s) {
-		*out = def;
-		return 0;
-	}
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end || v < lo || v > hi || *s == '-') {
-		r2cc_log(ctx, R2CC_LOG_ERROR, "%s=%s: want %u..%u", env, s,
-			 lo, hi);
-		return -EINVAL;
-	}
-	*out = (uint32_t)v;
-	return 0;
-}
-
-int r2cc_tune_resolve(struct r2cc_ctx *ctx, const struct r2cc_ctx_opts *o)
-{
-	struct r2cc_tune *t = &ctx->tune;
-	const char *ifn;
-	uint32_t fb, gid;
-	int ret;
-
-	ret = tune_one(ctx, o->chunk_size, "R2CC_CHUNK_SIZE", 65536,
-		       R2CC_CHUNK_MIN, R2CC_CHUNK_MAX, &t->chunk_size);
-	ret = ret ?: tune_one(ctx, o->stall_ms, "R2CC_STALL_MS", 100, 1, 60000,
-			      &t->stall_ms);
-	ret = ret ?: tune_one(ctx, o->rail_depth, "R2CC_RAIL_DEPTH", 8, 1,
-			      R2CC_RAIL_DEPTH_MAX, &t->rail_depth);
-	ret = ret ?: tune_one(ctx, o->peer_timeout_ms, "R2CC_PEER_TIMEOUT_MS",
-			      5000, 100, 600000, &t->peer_timeout_ms);
-	/*
-	 * 4.096 us x 2^14 = 67 ms before the NIC retransmits.  Shorter would
-	 * retry lost packets well inside the stall detector, but rxe (6.1,
-	 * under load) then fails writes with "remote invalid request".
-	 * Environment only: few users should touch it.
-	 */
-	ret = ret ?: tune_one(ctx, 0, "R2CC_IB_TIMEOUT", 14, 1, 31,
-			      &t->ib_timeout);
-	/* Addressing, as NCCL's NCCL_IB_SL, NCCL_IB_TC, NCCL_IB_GID_INDEX. */
-	ret = ret ?: tune_one(ctx, 0, "R2CC_IB_SL", 0, 0, 15, &t->ib_sl);
-	ret = ret ?: tune_one(ctx, 0, "R2CC_IB_TC", 0, 0, 255, &t->ib_tc);
-	ret = ret ?: tune_one(ctx, 0, "R2CC_IB_GID_INDEX", UINT32_MAX, 0, 255,
-			      &gid);
-	if (ret)
-		return ret;
-	t->ib_gid_index = gid == UINT32_MAX ? -1 : (int32_t)gid;
-	if (o->fallback) {
-		t->tcp_fallback = o->fallback == R2CC_FALLBACK_TCP;
-	} else {
-		ret = tune_one(ctx, 0, "R2CC_TCP_FALLBACK", 1, 0, 1, &fb);
-		if (ret)
-			return ret;
-		t->tcp_fallback = fb;
-	}
-	ifn = o->ctrl_ifname ? o->ctrl_ifname : getenv("R2CC_SOCKET_IFNAME");
-	if (ifn && strlen(ifn) >= sizeof(t->ctrl_ifname)) {
-		r2cc_log(ctx, R2CC_LOG_ERROR, "interface name '%s' too long",
-			 ifn);
-		return -EINVAL;
-	}
-	if (ifn)
-		strcpy(t->ctrl_ifname, ifn);
 	return 0;
 }
 
@@ -209,4 +119,54 @@ R2CC_EXPORT enum r2cc_notify_source
 r2cc_notify_source(const struct r2cc_ctx *ctx)
 {
 	return ctx->source;
+}
+
+R2CC_EXPORT int r2cc_next_event(struct r2cc_ctx *ctx,
+				struct r2cc_nic_event *ev, int timeout_ms)
+{
+	struct r2cc_nic_event e;
+	uint64_t deadline = 0;
+	int ret;
+
+	/* Checked before an event is taken off the queue for the caller. */
+	if (!ctx || !ev || r2cc_opts_out_check(r2cc_opts_size(ev)) ||
+	    timeout_ms < -1)
+		return -EINVAL;
+	if (timeout_ms > 0)
+		deadline = r2cc_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+	for (;;) {
+		struct pollfd p = { .fd = r2cc_event_fd(ctx), .events = POLLIN };
+		int wait = timeout_ms;
+
+		/* Never hold the lock while waiting below. */
+		ctx_lock(ctx);
+		if (ctx->evq_len) {
+			r2cc_opts_out(ev, &ctx->evq[ctx->evq_head], sizeof(e));
+			ctx->evq_head = (ctx->evq_head + 1) %
+					(sizeof(ctx->evq) / sizeof(ctx->evq[0]));
+			ctx->evq_len--;
+			ctx_unlock(ctx);
+			return 1;
+		}
+		ret = r2cc_notify_poll(ctx, &e);
+		if (ret == 1)
+			r2cc_xport_nic_event(ctx, &e);
+		ctx_unlock(ctx);
+		if (ret == 1)
+			r2cc_opts_out(ev, &e, sizeof(e));
+		if (ret)
+			return ret;
+		if (timeout_ms == 0)
+			return 0;
+		if (timeout_ms > 0) {
+			uint64_t t = r2cc_now_ns();
+
+			if (t >= deadline)
+				return 0;
+			wait = (int)((deadline - t + 999999) / 1000000);
+		}
+		ret = poll(&p, 1, wait);
+		if (ret < 0 && errno != EINTR)
+			return -errno;
+	}
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
 /*
- * The progress engine: control messages, completions, matching sends to
- * announced receives, striping chunks over the rails, the stall detector,
- * settling a failed rail's chunks, and the TCP fallback.
+ * Layer 3, the scheduler and failover (engine.h): control messages,
+ * completions, matching sends to announced receives, striping chunks over
+ * the rails, the stall detector, settling a failed rail's chunks, the TCP
+ * fallback, and failing a connection.
  */
 #include <endian.h>
 #include <errno.h>

@@ -269,56 +269,6 @@ void r2cc_notify_keep(struct r2cc_ctx *ctx, const struct r2cc_nic_event *ev)
 	ctx->evq[(ctx->evq_head + ctx->evq_len++) % n] = *ev;
 }
 
-R2CC_EXPORT int r2cc_next_event(struct r2cc_ctx *ctx,
-				struct r2cc_nic_event *ev, int timeout_ms)
-{
-	struct r2cc_nic_event e;
-	uint64_t deadline = 0;
-	int ret;
-
-	/* Checked before an event is taken off the queue for the caller. */
-	if (!ctx || !ev || r2cc_opts_out_check(r2cc_opts_size(ev)) ||
-	    timeout_ms < -1)
-		return -EINVAL;
-	if (timeout_ms > 0)
-		deadline = r2cc_now_ns() + (uint64_t)timeout_ms * 1000000ull;
-	for (;;) {
-		struct pollfd p = { .fd = r2cc_event_fd(ctx), .events = POLLIN };
-		int wait = timeout_ms;
-
-		/* Never hold the lock while waiting below. */
-		ctx_lock(ctx);
-		if (ctx->evq_len) {
-			r2cc_opts_out(ev, &ctx->evq[ctx->evq_head], sizeof(e));
-			ctx->evq_head = (ctx->evq_head + 1) %
-					(sizeof(ctx->evq) / sizeof(ctx->evq[0]));
-			ctx->evq_len--;
-			ctx_unlock(ctx);
-			return 1;
-		}
-		ret = r2cc_notify_poll(ctx, &e);
-		if (ret == 1)
-			r2cc_xport_nic_event(ctx, &e);
-		ctx_unlock(ctx);
-		if (ret == 1)
-			r2cc_opts_out(ev, &e, sizeof(e));
-		if (ret)
-			return ret;
-		if (timeout_ms == 0)
-			return 0;
-		if (timeout_ms > 0) {
-			uint64_t t = r2cc_now_ns();
-
-			if (t >= deadline)
-				return 0;
-			wait = (int)((deadline - t + 999999) / 1000000);
-		}
-		ret = poll(&p, 1, wait);
-		if (ret < 0 && errno != EINTR)
-			return -errno;
-	}
-}
-
 R2CC_EXPORT int r2cc_nic_is_active(const struct r2cc_ctx *ctx, int i)
 {
 	const struct r2cc_nic *nic;

@@ -78,14 +78,6 @@ R2CC_EXPORT int r2cc_event_fd(const struct r2cc_ctx *ctx)
 	return -1;
 }
 
-R2CC_EXPORT int r2cc_next_event(struct r2cc_ctx *ctx,
-				struct r2cc_nic_event *ev, int timeout_ms)
-{
-	(void)ctx;
-	(void)ev;
-	(void)timeout_ms;
-	return 0;
-}
 
 const char *ibv_get_device_name(struct ibv_device *dev)
 {
