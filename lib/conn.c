@@ -70,6 +70,7 @@ R2CC_EXPORT int r2cc_listen(struct r2cc_ctx *ctx, struct r2cc_handle *handle,
 	l->ctx = ctx;
 	l->fd = fd;
 	l->nonce = nonce_new();
+	__atomic_fetch_add(&ctx->nlisteners, 1, __ATOMIC_RELAXED);
 	hd.port = sa.sin_port;
 	hd.addr = sa.sin_addr.s_addr;
 	hd.nonce = l->nonce;
@@ -89,6 +90,7 @@ R2CC_EXPORT int r2cc_listener_close(struct r2cc_listener *l)
 	if (ret)
 		return ret;
 	r2cc_obj_del(l);
+	__atomic_fetch_sub(&l->ctx->nlisteners, 1, __ATOMIC_RELAXED);
 	close(l->fd);
 	free(l);
 	return 0;

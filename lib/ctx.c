@@ -86,13 +86,24 @@ err:
 	return ret;
 }
 
-R2CC_EXPORT void r2cc_ctx_destroy(struct r2cc_ctx *ctx)
+static int ctx_destroy(struct r2cc_ctx *ctx)
 {
-	if (!r2cc_obj_ok(ctx, R2CC_OBJ_CTX))
-		return;
+	int ret;
+
+	ret = r2cc_obj_check(ctx, R2CC_OBJ_CTX);
+	if (ret)
+		return ret;
+	ctx_lock(ctx);
+	if (__atomic_load_n(&ctx->nmrs, __ATOMIC_RELAXED) ||
+	    __atomic_load_n(&ctx->nlisteners, __ATOMIC_RELAXED)) {
+		r2cc_log(ctx, R2CC_LOG_ERROR,
+			 "context kept: %d memory regions and %d listeners still refer to it",
+			 ctx->nmrs, ctx->nlisteners);
+		ctx_unlock(ctx);
+		return -EBUSY;
+	}
 	r2cc_obj_del(ctx);
 	/* Connections left open go with it; their requests are freed. */
-	ctx_lock(ctx);
 	while (ctx->conns)
 		conn_close_locked(ctx->conns);
 	ctx_unlock(ctx);
@@ -100,6 +111,23 @@ R2CC_EXPORT void r2cc_ctx_destroy(struct r2cc_ctx *ctx)
 	r2cc_fabric_close(ctx);
 	pthread_mutex_destroy(&ctx->lock);
 	free(ctx);
+	return 0;
+}
+
+/* The R2CC_0.2 symbol, and the R2CC_0.1 one that returned nothing. */
+R2CC_EXPORT int r2cc_ctx_destroy_0_2(struct r2cc_ctx *ctx);
+R2CC_EXPORT void r2cc_ctx_destroy_0_1(struct r2cc_ctx *ctx);
+__asm__(".symver r2cc_ctx_destroy_0_2, r2cc_ctx_destroy@@R2CC_0.2");
+__asm__(".symver r2cc_ctx_destroy_0_1, r2cc_ctx_destroy@R2CC_0.1");
+
+R2CC_EXPORT int r2cc_ctx_destroy_0_2(struct r2cc_ctx *ctx)
+{
+	return ctx_destroy(ctx);
+}
+
+R2CC_EXPORT void r2cc_ctx_destroy_0_1(struct r2cc_ctx *ctx)
+{
+	ctx_destroy(ctx);
 }
 
 R2CC_EXPORT int r2cc_nic_count(const struct r2cc_ctx *ctx)
@@ -118,7 +146,8 @@ R2CC_EXPORT int r2cc_nic_info(const struct r2cc_ctx *ctx, int i,
 R2CC_EXPORT enum r2cc_notify_source
 r2cc_notify_source(const struct r2cc_ctx *ctx)
 {
-	return ctx->source;
+	return r2cc_obj_ok(ctx, R2CC_OBJ_CTX) ? ctx->source :
+						(enum r2cc_notify_source)0;
 }
 
 R2CC_EXPORT int r2cc_next_event(struct r2cc_ctx *ctx,

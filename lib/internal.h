@@ -76,12 +76,14 @@ struct r2cc_ctx {
 	enum r2cc_notify_source source;
 	int kmod_fd;			/* /dev/r2cc, or -1 */
 	const struct r2cc_state_header *state;	/* mapped page, or NULL */
+	size_t state_size;
 	int epoll_fd;			/* verbs source: all async fds */
 	int ndevs;			/* devices with a NIC in use */
 	struct ibv_context *devs[R2CC_MAX_NICS];
 	struct ibv_pd *pds[R2CC_MAX_NICS];
 	struct r2cc_tune tune;		/* resolved transport options */
 	struct r2cc_conn *conns;	/* every connection, for progress */
+	int nmrs, nlisteners;		/* alive, refer to the context */
 	/* NIC changes seen by the transport, kept for r2cc_next_event() */
 	struct r2cc_nic_event evq[64];
 	unsigned int evq_head, evq_len;

@@ -42,6 +42,8 @@ static void mr_release(struct r2cc_mr *mr)
 	int d;
 
 	r2cc_obj_del(mr);
+	if (mr->counted)
+		__atomic_fetch_sub(&mr->ctx->nmrs, 1, __ATOMIC_RELAXED);
 	for (d = 0; d < mr->ctx->ndevs; d++)
 		if (mr->mrs[d])
 			ibv_dereg_mr(mr->mrs[d]);
@@ -89,6 +91,11 @@ static int mr_finish(struct r2cc_mr **out, int ret)
 {
 	if (!ret)
 		ret = r2cc_obj_add(*out, R2CC_OBJ_MR);
+	if (!ret) {
+		/* The context stays while a region of it does. */
+		(*out)->counted = true;
+		__atomic_fetch_add(&(*out)->ctx->nmrs, 1, __ATOMIC_RELAXED);
+	}
 	if (ret) {
 		mr_release(*out);
 		*out = NULL;

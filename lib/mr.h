@@ -16,6 +16,7 @@ struct r2cc_mr {
 	size_t len;
 	int inflight;			/* operations using it */
 	bool device;			/* GPU memory */
+	bool counted;			/* in ctx->nmrs */
 	struct ibv_mr *mrs[R2CC_MAX_NICS];	/* per device */
 };
 

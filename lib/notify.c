@@ -97,6 +97,7 @@ static int kmod_open(struct r2cc_ctx *ctx)
 	page = mmap(NULL, ver.state_size, PROT_READ, MAP_SHARED,
 		    ctx->kmod_fd, 0);
 	ctx->state = page == MAP_FAILED ? NULL : page;
+	ctx->state_size = ver.state_size;
 	kmod_bind(ctx);
 	ctx->source = R2CC_NOTIFY_KMOD;
 	return 0;
@@ -114,8 +115,13 @@ static int verbs_open(struct r2cc_ctx *ctx)
 		int fd = ctx->devs[i]->async_fd;
 
 		if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) ||
-		    epoll_ctl(ctx->epoll_fd, EPOLL_CTL_ADD, fd, &ee))
-			return -errno;
+		    epoll_ctl(ctx->epoll_fd, EPOLL_CTL_ADD, fd, &ee)) {
+			int ret = -errno;
+
+			close(ctx->epoll_fd);
+			ctx->epoll_fd = -1;
+			return ret;
+		}
 	}
 	ctx->source = R2CC_NOTIFY_VERBS;
 	return 0;
@@ -134,7 +140,7 @@ int r2cc_notify_open(struct r2cc_ctx *ctx)
 void r2cc_notify_close(struct r2cc_ctx *ctx)
 {
 	if (ctx->state)
-		munmap((void *)ctx->state, 4096);
+		munmap((void *)ctx->state, ctx->state_size);
 	ctx->state = NULL;
 	if (ctx->kmod_fd >= 0)
 		close(ctx->kmod_fd);

@@ -112,7 +112,15 @@ struct r2cc_ctx;
  * -ENODEV (no usable NIC), -ENOMEM.
  */
 int r2cc_ctx_create(const struct r2cc_ctx_opts *opts, struct r2cc_ctx **ctx);
-void r2cc_ctx_destroy(struct r2cc_ctx *ctx);
+
+/*
+ * Close @ctx and the connections left on it (their requests are freed).
+ * Returns 0, -EBADF (not a live context), or -EBUSY while memory regions
+ * or listeners of it remain: deregister and close them first (they refer
+ * to the context).  Since R2CC_0.2; the R2CC_0.1 symbol returned nothing
+ * and now leaves such a context open (logging why) instead of freeing it.
+ */
+int r2cc_ctx_destroy(struct r2cc_ctx *ctx);
 
 /* ------------------------------------------------------------ fabric */
 
@@ -163,6 +171,7 @@ enum r2cc_notify_source {
 	R2CC_NOTIFY_VERBS = 2,	/* libibverbs async events on every device */
 };
 
+/* 0 for NULL or a context that is not live. */
 enum r2cc_notify_source r2cc_notify_source(const struct r2cc_ctx *ctx);
 
 /* A change of one NIC's state, whatever the source. */

@@ -267,7 +267,7 @@ int main(void)
 
 	if (r2cc_ctx_create(&o, &ctx))
 		tap_skip_all("no RDMA device");
-	tap_plan(64);
+	tap_plan(68);
 	buf = aligned_alloc(4096, BUF);
 	memory(buf, &mr);
 	connections(&l);
@@ -282,9 +282,13 @@ int main(void)
 	tap_ok(r2cc_conn_close(tx) == 0, "the sending end closes");
 	tap_ok(r2cc_isend(tx, NULL, NULL, 0, 0, &(struct r2cc_req *){ 0 }) ==
 	       -EBADF, "isend after close -> -EBADF");
-	r2cc_ctx_destroy(ctx);
-	r2cc_ctx_destroy(ctx);
-	tap_ok(1, "destroying the context twice does no harm");
+	tap_ok(r2cc_mr_reg(ctx, buf, BUF, 0, &mr) == 0, "another region");
+	tap_ok(r2cc_ctx_destroy(ctx) == -EBUSY,
+	       "ctx_destroy while a region remains -> -EBUSY");
+	tap_ok(r2cc_mr_dereg(mr) == 0, "the region still deregisters after it");
+	tap_ok(r2cc_ctx_destroy(ctx) == 0,
+	       "ctx_destroy once nothing refers to it");
+	tap_ok(r2cc_ctx_destroy(ctx) == -EBADF, "ctx_destroy twice -> -EBADF");
 	tap_ok(r2cc_mr_reg(ctx, buf, BUF, 0, &mr) == -EBADF,
 	       "mr_reg on a destroyed context -> -EBADF");
 	free(buf);

@@ -358,7 +358,12 @@ int main(void)
 	struct r2cc_ctx *ctx = (struct r2cc_ctx *)&o;
 	int ret;
 
-	tap_plan(11 + 12 + 9 + 9);
+	tap_plan(11 + 12 + 9 + 9 + 3);
+	tap_ok(r2cc_notify_source(NULL) == 0, "notify_source(NULL): 0");
+	tap_ok(r2cc_notify_source(ctx) == 0,
+	       "notify_source of something not a context: 0");
+	tap_ok(r2cc_ctx_destroy(ctx) == -EBADF,
+	       "ctx_destroy of something not a context: EBADF");
 	tap_ok(r2cc_ctx_create(&o, NULL) == -EINVAL, "NULL result: EINVAL");
 	o.size = sizeof(o) - 1;
 	tap_ok(r2cc_ctx_create(&o, &ctx) == -EINVAL && ctx == NULL,
