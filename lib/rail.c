@@ -52,8 +52,13 @@ void rail_destroy(struct rail *r)
  */
 static void rail_retire(struct r2cc_conn *c, struct rail *r)
 {
-	if (r->qp && c->ngrave == GRAVE_MAX)
-		rails_reap(c, true);
+	if (r->qp && c->ngrave == GRAVE_MAX) {
+		/* Full: the oldest goes first, not every one set aside. */
+		ibv_destroy_qp(c->grave[0].qp);
+		ibv_destroy_cq(c->grave[0].cq);
+		memmove(&c->grave[0], &c->grave[1],
+			--c->ngrave * sizeof(c->grave[0]));
+	}
 	if (r->qp) {
 		c->grave[c->ngrave].qp = r->qp;
 		c->grave[c->ngrave].cq = r->cq;
