@@ -193,21 +193,32 @@ static int test(struct r2cc_req *q, int *done, size_t *sizes)
  * live (the registry has a lock of its own): a connection's progress may
  * then run from any thread, beside setup calls in another.
  */
+/*
+ * The context of @c, locked, or NULL when @c is not a live connection (the
+ * call then fails on its own checks without touching any state).
+ */
+static struct r2cc_ctx *lock_conn(struct r2cc_conn *c)
+{
+	if (!r2cc_obj_ok(c, R2CC_OBJ_CONN))
+		return NULL;
+	ctx_lock(c->ctx);
+	return c->ctx;
+}
+
+static void unlock(struct r2cc_ctx *ctx)
+{
+	if (ctx)
+		ctx_unlock(ctx);
+}
+
 R2CC_EXPORT int r2cc_isend(struct r2cc_conn *c, struct r2cc_mr *mr,
 			   const void *buf, size_t len, uint32_t tag,
 			   struct r2cc_req **out)
 {
-	int ret;
+	struct r2cc_ctx *ctx = lock_conn(c);
+	int ret = isend(c, mr, buf, len, tag, out);
 
-	if (out)
-		*out = NULL;
-	if (!c || !out)
-		return -EINVAL;
-	if (!r2cc_obj_ok(c, R2CC_OBJ_CONN))
-		return -EBADF;
-	ctx_lock(c->ctx);
-	ret = isend(c, mr, buf, len, tag, out);
-	ctx_unlock(c->ctx);
+	unlock(ctx);
 	return ret;
 }
 
@@ -215,17 +226,10 @@ R2CC_EXPORT int r2cc_irecv(struct r2cc_conn *c, int n, void *const *bufs,
 			   const size_t *lens, const uint32_t *tags,
 			   struct r2cc_mr *const *mrs, struct r2cc_req **out)
 {
-	int ret;
+	struct r2cc_ctx *ctx = lock_conn(c);
+	int ret = irecv(c, n, bufs, lens, tags, mrs, out);
 
-	if (out)
-		*out = NULL;
-	if (!c || !out)
-		return -EINVAL;
-	if (!r2cc_obj_ok(c, R2CC_OBJ_CONN))
-		return -EBADF;
-	ctx_lock(c->ctx);
-	ret = irecv(c, n, bufs, lens, tags, mrs, out);
-	ctx_unlock(c->ctx);
+	unlock(ctx);
 	return ret;
 }
 

@@ -155,6 +155,15 @@ static ssize_t sim_send(int d, const void *buf, size_t len)
 	}
 	if (len > room)
 		len = room;
+	xs_pipe_push(d, buf, len);
+	return (ssize_t)len;
+}
+
+/* Append @len bytes to direction @d, not yet let through. */
+void xs_pipe_push(int d, const void *buf, size_t len)
+{
+	struct xs_pipe *p = &xs_pipes[d];
+
 	if (p->len + len > p->cap) {
 		size_t cap = p->cap ? p->cap : 65536;
 
@@ -166,7 +175,6 @@ static ssize_t sim_send(int d, const void *buf, size_t len)
 	memcpy(p->buf + p->len, buf, len);
 	p->len += len;
 	p->total += len;
-	return (ssize_t)len;
 }
 
 static ssize_t sim_recv(int d, void *buf, size_t len)

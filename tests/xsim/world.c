@@ -1057,19 +1057,8 @@ int xs_fuzz_open(const struct xs_config *cfg, int victim, int traffic)
 /* Bytes from the frozen peer, readable by @victim at once. */
 void xs_fuzz_inject(int victim, const void *p, size_t len)
 {
-	struct xs_pipe *q = &xs_pipes[!victim];
-
-	if (q->len + len > q->cap) {
-		size_t cap = q->cap ? q->cap : 65536;
-
-		while (cap < q->len + len)
-			cap *= 2;
-		q->buf = realloc(q->buf, cap);
-		q->cap = cap;
-	}
-	memcpy(q->buf + q->len, p, len);
-	q->len += len;
-	q->deliv = q->len;
+	xs_pipe_push(!victim, p, len);
+	xs_pipe_deliver(!victim, SIZE_MAX);
 }
 
 /* Run @n steps; the victim's connection state after them. */

@@ -24,6 +24,7 @@ extern struct xs_pipe xs_pipes[2];	/* 0: sender -> receiver */
 extern int xs_fds[2];
 extern int xs_send_eagain;
 extern struct xs_rng *xs_net_rng;
+void xs_pipe_push(int d, const void *buf, size_t len);
 size_t xs_pipe_deliver(int d, size_t n);
 void xs_pipes_reset(void);
 
