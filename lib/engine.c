@@ -201,7 +201,8 @@ static struct rail *pick_rail(struct r2cc_conn *c)
 		struct rail *r = &c->rails[i];
 
 		if (r->state != RAIL_UP ||
-		    r->outstanding >= (int)c->ctx->tune.rail_depth)
+		    r->outstanding >= (int)c->ctx->tune.rail_depth ||
+		    !rail_has_credit(r))
 			continue;
 		if (!best || r->vtime < best->vtime)
 			best = r;
@@ -244,6 +245,7 @@ static bool post_chunk(struct r2cc_conn *c, struct rail *r, struct msg *m,
 	if (!r->outstanding)
 		r->last_progress_ns = r2cc_now_ns();
 	r->outstanding++;
+	r->used++;
 	m->chunk_state[k] = CH_POSTED;
 	m->chunk_rail[k] = (uint8_t)(ri | (m->chunk_rail[k] & RESENT));
 	r->vtime += (len ? len : 1) * 1000 / weight(c, r);
@@ -755,6 +757,7 @@ static const uint32_t min_len[W_TYPE_MAX] = {
 	[W_RAIL_ACK] = sizeof(struct wire_rail_ack),
 	[W_DATA] = sizeof(struct wire_data),
 	[W_MSG_ERR] = sizeof(struct wire_msg_err),
+	[W_CREDIT] = sizeof(struct wire_credit),
 };
 
 static void dispatch(struct r2cc_conn *c)
@@ -798,8 +801,8 @@ static void poll_cq(struct r2cc_conn *c, struct rail *r)
 			else
 				receiver_cq(c, r, &wc[i]);
 		}
-	if (!c->sender && r->state == RAIL_UP && r->rq_posted < RQ_DEPTH / 2)
-		rail_fill_rq(c, r);
+	if (!c->sender && c->state == CONN_READY)
+		rail_check(c, rail_refill(c, r), "control message not sent");
 }
 
 /*

@@ -133,8 +133,14 @@ int rail_create(struct r2cc_conn *c, struct rail *r)
 	}
 	r->flushed = false;
 	r->local.active = r2cc_nic_is_active(c->ctx, r->nic) == 1;
-	if (!c->sender)
+	/* Both ends know the first RQ_DEPTH receives without a message. */
+	r->credit = RQ_DEPTH;
+	r->used = 0;
+	r->rq_total = r->rq_told = 0;
+	if (!c->sender) {
 		rail_fill_rq(c, r);
+		r->rq_told = r->rq_total;
+	}
 	return 0;
 }
 
@@ -209,7 +215,30 @@ void rail_fill_rq(struct r2cc_conn *c, struct rail *r)
 		if (ibv_post_recv(r->qp, &wr, &bad))
 			break;
 		r->rq_posted++;
+		r->rq_total++;
 	}
+}
+
+static int send_ctl(struct r2cc_conn *c, uint16_t type, const void *p,
+		    size_t len);
+
+/*
+ * Receiver, as it makes progress: the receive queue of an up rail is kept
+ * full, and the sender told each time another quarter was re-posted.
+ */
+int rail_refill(struct r2cc_conn *c, struct rail *r)
+{
+	struct wire_credit w = { .rail = (uint32_t)(r - c->rails),
+				 .epoch = r->epoch };
+
+	if (r->state != RAIL_UP || r->rq_posted >= RQ_DEPTH / 2)
+		return 0;
+	rail_fill_rq(c, r);
+	if (r->rq_total - r->rq_told < RQ_DEPTH / 4)
+		return 0;
+	r->rq_told = r->rq_total;
+	w.posted = r->rq_total;
+	return send_ctl(c, W_CREDIT, &w, sizeof(w));
 }
 
 /* Queue a rail message for the peer: 0, or -errno. */
@@ -386,6 +415,7 @@ static int probe(struct r2cc_conn *c, struct rail *r)
 	if (ibv_post_send(r->qp, &wr, &bad))
 		return rail_fail(c, r, "probe not posted");
 	r->outstanding++;
+	r->used++;
 	return 0;
 }
 
@@ -552,6 +582,23 @@ int rail_on_msg(struct r2cc_conn *c, uint16_t type, const void *p,
 		return 0;
 	case W_FENCED:
 		return on_fenced(c, p, len, why);
+	case W_CREDIT: {
+		const struct wire_credit *k = p;
+
+		if (!c->sender || len != sizeof(*k)) {
+			*why = "bad receive credit";
+			return -EPROTO;
+		}
+		if (k->epoch != r->epoch || k->posted <= r->credit)
+			return 0;	/* stale, or nothing new */
+		/* No more receives can be posted than were ever consumed. */
+		if (k->posted > r->used + RQ_DEPTH) {
+			*why = "receive credit beyond the queue";
+			return -EPROTO;
+		}
+		r->credit = k->posted;
+		return 0;
+	}
 	case W_RAIL_REQ:
 		return on_rail_req(c, p);
 	case W_RAIL_ACK:

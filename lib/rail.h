@@ -55,6 +55,9 @@ struct rail {
 	uint64_t next_try_ns;		/* sender: next reconnection attempt */
 	uint64_t backoff_ns;
 	uint64_t probe_ns;		/* when the probe went out */
+	uint64_t credit;		/* sender: receives the peer posted */
+	uint64_t used;			/* sender: requests posted (epoch) */
+	uint64_t rq_total, rq_told;	/* receiver: receives posted, told */
 	uint8_t *fenced_map;		/* sender: bitmaps from W_FENCED */
 	size_t fenced_len;
 	struct r2cc_rail_stats st;
@@ -73,6 +76,13 @@ bool rail_fence_drained(struct r2cc_conn *c, struct rail *r);
 void rail_fence_done(struct r2cc_conn *c, struct rail *r);
 int rail_failback(struct r2cc_conn *c, struct rail *r);
 int rail_probe_done(struct r2cc_conn *c, struct rail *r, bool ok);
+/* Receiver: re-post receives and tell the sender when enough were. */
+int rail_refill(struct r2cc_conn *c, struct rail *r);
+/* Sender: the peer has a receive for one more request on @r. */
+static inline bool rail_has_credit(const struct rail *r)
+{
+	return r->used < r->credit;
+}
 /* A control message about a rail; *@why says what was wrong with it. */
 int rail_on_msg(struct r2cc_conn *c, uint16_t type, const void *p,
 		size_t len, const char **why);

@@ -57,6 +57,7 @@ enum wire_type {
 	W_RAIL_ACK = 8,		/* receiver -> sender: reconnected (or not) */
 	W_DATA = 9,		/* sender -> receiver: fallback payload */
 	W_MSG_ERR = 10,		/* either way: message failed */
+	W_CREDIT = 11,		/* receiver -> sender: receives re-posted */
 	W_TYPE_MAX
 };
 
@@ -160,6 +161,18 @@ struct wire_data {
 	uint32_t len;		/* payload bytes that follow */
 	uint32_t flags;		/* WIRE_DATA_* */
 	uint32_t reserved;
+};
+
+/*
+ * W_CREDIT: every write consumes one receive the receiver posted on the
+ * rail; @posted counts those of this epoch (RQ_DEPTH at the start).  The
+ * sender writes no more than that, so a receiver that stops making
+ * progress makes the sender wait, not fail the rail as a black hole.
+ */
+struct wire_credit {
+	uint32_t rail;
+	uint32_t epoch;
+	uint64_t posted;
 };
 
 struct wire_msg_err {

@@ -237,6 +237,7 @@ int main(void)
 	struct wire_rail rd = { .rail = 99 };
 	struct wire_nic wn = { .rail = 5, .up = 1 };
 	struct wire_msg_err me = { .msg_id = 7, .err = EIO };
+	struct wire_credit cr = { .rail = 0, .posted = 1000 };
 	struct hello2 hello;
 	uint8_t fenced[8] = { 0 };
 	int i, fd, ret;
@@ -255,7 +256,7 @@ int main(void)
 		myqp[i].mtu = 3;			/* IBV_MTU_1024 */
 		myqp[i].active = 1;
 	}
-	tap_plan(26);
+	tap_plan(27);
 
 	bad_hello("a wrong magic", s_magic);
 	bad_hello("a version from the future", s_version);
@@ -291,6 +292,8 @@ int main(void)
 	bad_after("NIC state of rail 5", W_NIC, &wn, sizeof(wn));
 	bad_after("an error for a message never announced", W_MSG_ERR, &me,
 		  sizeof(me));
+	bad_after("a receive credit sent to the receiver", W_CREDIT, &cr,
+		  sizeof(cr));
 	hello = good_hello();
 	bad_after("a second hello", W_HELLO, &hello, (uint32_t)hello_len(&hello));
 

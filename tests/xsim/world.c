@@ -93,6 +93,8 @@ static struct {
 	struct nic_ev ev[MAX_EVENTS];
 	bool failed;
 	int frozen;			/* fuzzing: this node runs no more */
+	uint64_t t0;			/* when the run began */
+	bool pause_seen;
 } W;
 
 static uint8_t *sbuf, *rbuf;	/* kept across runs */
@@ -734,12 +736,31 @@ static void tick(void)
 {
 	uint32_t r = xs_below(&W.rng, 1000);
 
-	if (r < 950)
+	if (r < 950 || W.cfg->small_ticks)
 		xs_now += 1000 + xs_below(&W.rng, 100000);
 	else if (r < 995)
 		xs_now += 1000000 + xs_below(&W.rng, 50000000);
 	else
 		xs_now += 100000000 + xs_below(&W.rng, 300000000);
+}
+
+/* A slow consumer: the receiver's application makes no calls for a while. */
+static bool rx_paused(void)
+{
+	const struct xs_config *c = W.cfg;
+	uint64_t t = xs_now - W.t0;
+	int i;
+
+	if (!c->rx_pause_ns || t < c->rx_pause_at)
+		return false;
+	if (t < c->rx_pause_at + c->rx_pause_ns)
+		return true;
+	if (!W.pause_seen) {
+		W.pause_seen = true;
+		for (i = 0; i < SSLOTS; i++)
+			xs_stats.sends_open_in_pause += W.sends[i].q != NULL;
+	}
+	return false;
 }
 
 static void step(bool faults)
@@ -749,7 +770,7 @@ static void step(bool faults)
 	events_due();
 	if (r < 20 && W.frozen != 0)
 		sender_step();
-	else if (r < 40 && W.frozen != 1)
+	else if (r < 40 && W.frozen != 1 && !rx_paused())
 		receiver_step();
 	else if (r < 40)
 		tick();
@@ -939,7 +960,7 @@ int xs_run(const struct xs_config *cfg)
 
 	if (setup(cfg))
 		goto out;
-	t0 = xs_now;
+	t0 = W.t0 = xs_now;
 	while (!W.failed) {
 		bool healing = steps >= PHASE1_STEPS || heal_at;
 
@@ -998,6 +1019,9 @@ int xs_run(const struct xs_config *cfg)
 	}
 	xs_stats.enomem_fired = W.enomem_fired;
 	xs_stats.conn_lost = W.conn_lost;
+	if (W.conn[0] && W.conn[1])
+		xs_stats.failovers = W.conn[0]->st.failovers +
+				     W.conn[1]->st.failovers;
 out:
 	xs_steps_total += steps;
 	teardown();

@@ -50,6 +50,9 @@ struct xs_config {
 	bool rx_device;			/* receive buffers are "GPU memory" */
 	int fail_rtr_node, fail_rtr_nic;	/* a rail that cannot connect */
 	size_t fence_part_max;		/* split fence reports at this size */
+	uint64_t rx_pause_ns;		/* the receiver stops this long, */
+	uint64_t rx_pause_at;		/* from this far in */
+	bool small_ticks;		/* no clock jumps past 100 us */
 };
 
 /* What a run did, for the scripted cases to check. */
@@ -60,6 +63,8 @@ struct xs_stats {
 	int irecv_slot_busy;		/* -EAGAIN with requests to spare */
 	int enetdown;			/* requests failed with -ENETDOWN */
 	bool enomem_fired, conn_lost;
+	uint64_t failovers;		/* both ends */
+	int sends_open_in_pause;	/* sends open when the pause ended */
 };
 
 extern struct xs_stats xs_stats;

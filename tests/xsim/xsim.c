@@ -44,6 +44,8 @@ struct xs_case {
 	void (*shape)(struct xs_config *c);
 	/* The run reached the scenario (NULL: every run does). */
 	bool (*reached)(void);
+	/* What else must hold after each run: NULL, or what did not. */
+	const char *(*check)(void);
 };
 
 /* 32 grouped receives fill every slot; a later group finishes first. */
@@ -126,13 +128,40 @@ static void shape_ib_start_down(struct xs_config *c)
 	c->fail_rtr_nic = (int)(c->seed >> 1 & 1);
 }
 
+/* The receiver's application stops for 2 s while the sender streams. */
+static void shape_slow_consumer(struct xs_config *c)
+{
+	c->nrails = 2;
+	c->fallback = true;
+	c->faults = 0;
+	c->enomem = false;
+	c->fail_rtr_node = -1;
+	c->nmsgs = 300;
+	c->max_chunks = 8;
+	c->send_window = 16;
+	c->rx_pause_at = 3000000;
+	c->rx_pause_ns = 2000000000;
+	c->small_ticks = true;
+}
+
+static bool sends_waited(void)
+{
+	return xs_stats.sends_open_in_pause > 0;
+}
+
+static const char *no_failover(void)
+{
+	return xs_stats.failovers ? "a slow consumer failed a rail over" : NULL;
+}
+
 static const struct xs_case cases[] = {
-	{ "slot-reuse", shape_slot_reuse, slot_busy },
-	{ "no-rail-left", shape_no_rail, enetdown },
-	{ "fence-parts", shape_fence_parts, fence_split },
-	{ "lost-ctrl", shape_lost_ctrl, enomem_fired },
-	{ "gpu-no-fallback", shape_gpu_fallback, enetdown },
-	{ "ib-rail-starts-down", shape_ib_start_down, NULL },
+	{ "slot-reuse", shape_slot_reuse, slot_busy, NULL },
+	{ "no-rail-left", shape_no_rail, enetdown, NULL },
+	{ "fence-parts", shape_fence_parts, fence_split, NULL },
+	{ "lost-ctrl", shape_lost_ctrl, enomem_fired, NULL },
+	{ "gpu-no-fallback", shape_gpu_fallback, enetdown, NULL },
+	{ "ib-rail-starts-down", shape_ib_start_down, NULL, NULL },
+	{ "slow-consumer", shape_slow_consumer, sends_waited, no_failover },
 };
 
 #define NCASES	(int)(sizeof(cases) / sizeof(cases[0]))
@@ -152,6 +181,8 @@ static int run_case(int i, const char *argv0)
 		k->shape(&c);
 		if (xs_run(&c))
 			why = xs_why;
+		else if (k->check && k->check())
+			why = k->check();
 		else if (!k->reached || k->reached())
 			reached++;
 	}
@@ -191,7 +222,9 @@ static int replay(uint64_t seed, const struct xs_case *k)
 	describe(&c);
 	if (xs_run(&c))
 		why = xs_why;
-	else if (k && k->reached && !k->reached())
+	else if (k && k->check)
+		why = k->check();
+	if (!why && k && k->reached && !k->reached())
 		printf("# the run did not reach case %s\n", k->name);
 	printf("%sok 1 - seed %#llx%s%s\n", why ? "not " : "",
 	       (unsigned long long)seed, why ? ": " : "", why ? why : "");
@@ -256,6 +289,8 @@ int main(int argc, char **argv)
 			k->shape(&c);
 		if (xs_run(&c))
 			why = xs_why;
+		else if (k && k->check)
+			why = k->check();
 		if (why) {
 			printf("# seed %#llx: %s\n", (unsigned long long)s, why);
 			describe(&c);
