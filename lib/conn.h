@@ -53,7 +53,6 @@ struct r2cc_conn {
 	uint64_t detect_ns;		/* last failure detected, for repair */
 	uint64_t event_ns;		/* time of the NIC event being handled */
 	bool repair_open;
-	uint64_t resend_n, resend_bytes;	/* sender: of the last fence */
 	bool fallback;			/* no rail: over TCP */
 	struct r2cc_conn_stats st;
 	/* QPs replaced by a failback, destroyed a while later (rail.c) */

@@ -386,45 +386,19 @@ static void fallback(struct r2cc_conn *c)
 }
 
 /*
- * Walk the fence report parts of @r (checked by on_fenced) and call @fn
- * for each message entry, with its bitmap.  Returns what @fn returned
- * first that was not 0.
+ * One message the receiver still had open: its chunks on @r settle.
+ * Counts what goes out again in @n and @bytes.
  */
-static int fenced_each(struct r2cc_conn *c, struct rail *r,
-		       int (*fn)(struct r2cc_conn *c, struct rail *r,
-				 const struct wire_fenced_msg *fm,
-				 const uint8_t *bits))
-{
-	const uint8_t *p = r->fenced_map, *end = p + r->fenced_len;
-	int ret;
-
-	while (p < end) {
-		const struct wire_fenced *f = (const void *)p;
-		uint32_t i;
-
-		p += sizeof(*f);
-		for (i = 0; i < f->nmsgs; i++) {
-			const struct wire_fenced_msg *fm = (const void *)p;
-
-			ret = fn(c, r, fm, p + sizeof(*fm));
-			if (ret)
-				return ret;
-			p += sizeof(*fm) + ((size_t)fm->nbits + 63) / 64 * 8;
-		}
-	}
-	return 0;
-}
-
-/* One message the receiver still had open: its chunks on @r settle. */
-static int resolve_msg(struct r2cc_conn *c, struct rail *r,
-		       const struct wire_fenced_msg *fm, const uint8_t *bits)
+static void resolve_msg(struct r2cc_conn *c, struct rail *r,
+			const struct wire_fenced_msg *fm, const uint8_t *bits,
+			uint64_t *n, uint64_t *bytes)
 {
 	struct msg *m = msg_by_id(c, fm->msg_id);
 	int ri = rail_idx(c, r);
 	uint32_t k, end;
 
 	if (!m || m->done || !m->chunk_state)
-		return 0;	/* settled here already (or never matched) */
+		return;	/* settled here already (or never matched) */
 	m->listed = true;
 	end = fm->first + fm->nbits < m->nchunks ? fm->first + fm->nbits :
 						   m->nchunks;
@@ -444,20 +418,31 @@ static int resolve_msg(struct r2cc_conn *c, struct rail *r,
 			m->cursor = k;
 		r->st.rollbacks++;
 		c->st.resent_bytes += chunk_len(c, m, k);
-		c->resend_n++;
-		c->resend_bytes += chunk_len(c, m, k);
+		(*n)++;
+		*bytes += chunk_len(c, m, k);
 	}
-	return 0;
 }
 
 /* The chunks @r carried without a completion: arrived, or sent again. */
 void xfer_sender_resolve(struct r2cc_conn *c, struct rail *r)
 {
+	const uint8_t *p = r->fenced_map, *end = p + r->fenced_len;
+	uint64_t nback = 0, bback = 0;
 	int ri = rail_idx(c, r);
 	uint32_t i, k;
 
-	c->resend_n = c->resend_bytes = 0;
-	fenced_each(c, r, resolve_msg);
+	/* The parts were checked as they came in (rail.c, fenced_ok). */
+	while (p < end) {
+		const struct wire_fenced *f = (const void *)p;
+
+		p += sizeof(*f);
+		for (i = 0; i < f->nmsgs; i++) {
+			const struct wire_fenced_msg *fm = (const void *)p;
+
+			resolve_msg(c, r, fm, p + sizeof(*fm), &nback, &bback);
+			p += sizeof(*fm) + ((size_t)fm->nbits + 63) / 64 * 8;
+		}
+	}
 	for (i = 0; i < MAX_MSGS; i++) {
 		struct msg *m = &c->msgs[i];
 		bool listed = m->listed;
@@ -478,9 +463,9 @@ void xfer_sender_resolve(struct r2cc_conn *c, struct rail *r)
 			chunk_done(c, m, k, r);
 		}
 	}
-	R2CC_PROBE(rollback, c, ri, c->resend_n, c->resend_bytes);
+	R2CC_PROBE(rollback, c, ri, nback, bback);
 	/* Nothing to send again: this failure needs no repair. */
-	if (!c->resend_n && !msgs_resending(c))
+	if (!nback && !msgs_resending(c))
 		c->repair_open = false;
 out:
 	free(r->fenced_map);
