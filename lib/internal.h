@@ -46,6 +46,7 @@ struct r2cc_tune {
 	uint32_t ib_sl;			/* InfiniBand service level */
 	uint32_t ib_tc;			/* traffic class (GRH) */
 	int32_t ib_gid_index;		/* -1: the one discovery chose */
+	uint32_t qp_grave_ms;		/* a replaced QP lives on this long */
 	bool tcp_fallback;
 	char ctrl_ifname[16];
 };

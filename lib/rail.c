@@ -76,7 +76,8 @@ void rails_reap(struct r2cc_conn *c, bool all)
 	int i, n = 0;
 
 	for (i = 0; i < c->ngrave; i++) {
-		if (!all && now - c->grave[i].at < GRAVE_NS) {
+		if (!all && now - c->grave[i].at <
+			    c->ctx->tune.qp_grave_ms * 1000000ull) {
 			c->grave[n++] = c->grave[i];
 			continue;
 		}

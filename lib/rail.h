@@ -25,7 +25,6 @@ struct r2cc_conn;
 #define RQ_DEPTH	256	/* receives posted per rail (receiver) */
 #define FENCE_DRAIN_NS	(200ull * 1000000)	/* give up waiting for flushes */
 #define GRAVE_MAX	32	/* replaced QPs kept per connection */
-#define GRAVE_NS	(3000ull * 1000000)	/* and for how long */
 
 enum rail_state {
 	RAIL_CONNECTING = R2CC_RAIL_CONNECTING,

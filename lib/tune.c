@@ -61,6 +61,12 @@ int r2cc_tune_resolve(struct r2cc_ctx *ctx, const struct r2cc_ctx_opts *o)
 	ret = ret ?: tune_one(ctx, 0, "R2CC_IB_TC", 0, 0, 255, &t->ib_tc);
 	ret = ret ?: tune_one(ctx, 0, "R2CC_IB_GID_INDEX", UINT32_MAX, 0, 255,
 			      &gid);
+	/*
+	 * Replaced QPs outlive their packets (rxe 6.12, rail.c); 0 destroys
+	 * them at once, for the experiment in scripts/rxe-panic.sh.
+	 */
+	ret = ret ?: tune_one(ctx, 0, "R2CC_QP_GRAVE_MS", 3000, 0, 60000,
+			      &t->qp_grave_ms);
 	if (ret)
 		return ret;
 	t->ib_gid_index = gid == UINT32_MAX ? -1 : (int32_t)gid;

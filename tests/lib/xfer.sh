@@ -5,20 +5,23 @@
 
 XFER=$R2CC_BUILD/tests/libr2cc/xfer
 
-# xfer_start "ENV..." ARGS...: start both ranks in the background; the
-# control channel runs on ctl0, never on a rail.
+# xfer_start "ENV..." ARGS...: start both ranks in the background, with
+# $XF_ENV as more environment for both; the control channel runs on ctl0,
+# never on a rail.
 xfer_start() {
 	local env=$1 port=$((20000 + RANDOM % 20000))
 	shift
 	XF_DIR=$(mktemp -d)
 	# shellcheck disable=SC2086
 	TB_TIMEOUT=240 tb_exec node1 env R2CC_ROOT=198.19.1.1:$port \
-		WORLD_SIZE=2 RANK=1 R2CC_SOCKET_IFNAME=ctl0 $env "$XFER" "$@" \
+		WORLD_SIZE=2 RANK=1 R2CC_SOCKET_IFNAME=ctl0 $env ${XF_ENV:-} \
+		"$XFER" "$@" \
 		>"$XF_DIR/1.log" 2>&1 &
 	XF_PID1=$!
 	# shellcheck disable=SC2086
 	TB_TIMEOUT=240 tb_exec node0 env R2CC_ROOT=198.19.1.1:$port \
-		WORLD_SIZE=2 RANK=0 R2CC_SOCKET_IFNAME=ctl0 $env "$XFER" "$@" \
+		WORLD_SIZE=2 RANK=0 R2CC_SOCKET_IFNAME=ctl0 $env ${XF_ENV:-} \
+		"$XFER" "$@" \
 		>"$XF_DIR/0.log" 2>&1 &
 	XF_PID0=$!
 }
