@@ -373,9 +373,10 @@ static void fallback(struct r2cc_conn *c)
 			if (off + d.len == len)
 				d.flags = WIRE_DATA_EOC |
 					  (k == m->nchunks - 1 ? WIRE_DATA_LAST : 0);
-			if (xfer_send(c, W_DATA, &d, sizeof(d),
-				     m->buf + (size_t)k * c->chunk_size + off,
-				     d.len))
+			/* A zero-length message may have no buffer at all. */
+			if (xfer_send(c, W_DATA, &d, sizeof(d), d.len ?
+				      m->buf + (size_t)k * c->chunk_size +
+				      off : NULL, d.len))
 				return;
 			off += d.len;
 		} while (off < len);
@@ -670,7 +671,8 @@ static void on_data(struct r2cc_conn *c, const struct wire_data *d,
 		xfer_abort(c, -EPROTO, "fallback data for GPU memory");
 		return;
 	}
-	memcpy(m->buf + at, d + 1, d->len);
+	if (d->len)	/* a zero-length receive may have no buffer */
+		memcpy(m->buf + at, d + 1, d->len);
 	c->st.tcp_bytes += d->len;
 	c->fallback = true;
 	if (d->flags & WIRE_DATA_EOC)
