@@ -107,6 +107,7 @@ static int ctx_destroy(struct r2cc_ctx *ctx)
 	while (ctx->conns)
 		conn_close_locked(ctx->conns);
 	ctx_unlock(ctx);
+	r2cc_reap_wait(ctx);	/* its QPs go before its PDs */
 	r2cc_notify_close(ctx);
 	r2cc_fabric_close(ctx);
 	pthread_mutex_destroy(&ctx->lock);

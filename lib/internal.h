@@ -121,6 +121,14 @@ void r2cc_obj_del(const void *p);
 bool r2cc_obj_ok(const void *p, int kind);
 int r2cc_obj_check(const void *p, int kind);
 
+/* reap.c: QPs and CQs destroyed in a thread of their own */
+struct ibv_qp;
+struct ibv_cq;
+extern bool r2cc_reap_inline;
+void r2cc_reap(const struct r2cc_ctx *ctx, struct ibv_qp *qp,
+	       struct ibv_cq *cq);
+void r2cc_reap_wait(const struct r2cc_ctx *ctx);
+
 /* cuda.c */
 int r2cc_cuda_dmabuf(struct r2cc_ctx *ctx, void *addr, size_t len, int *fd,
 		     uint64_t *offset);

@@ -48,14 +48,15 @@ void rail_destroy(struct rail *r)
  * rxe (6.12) frees a QP whose packets are still queued after 200 ms with a
  * warning, and those packets then write into freed memory: a guest
  * panicked that way once in the testbed after a carrier cut.  A few
- * seconds later nothing refers to them any more.
+ * seconds later nothing should refer to them any more; they are then
+ * destroyed in another thread (reap.c), as rxe (6.1) may still hold the
+ * destroy for tens of seconds.
  */
 static void rail_retire(struct r2cc_conn *c, struct rail *r)
 {
 	if (r->qp && c->ngrave == GRAVE_MAX) {
 		/* Full: the oldest goes first, not every one set aside. */
-		ibv_destroy_qp(c->grave[0].qp);
-		ibv_destroy_cq(c->grave[0].cq);
+		r2cc_reap(c->ctx, c->grave[0].qp, c->grave[0].cq);
 		memmove(&c->grave[0], &c->grave[1],
 			--c->ngrave * sizeof(c->grave[0]));
 	}
@@ -81,8 +82,7 @@ void rails_reap(struct r2cc_conn *c, bool all)
 			c->grave[n++] = c->grave[i];
 			continue;
 		}
-		ibv_destroy_qp(c->grave[i].qp);
-		ibv_destroy_cq(c->grave[i].cq);
+		r2cc_reap(c->ctx, c->grave[i].qp, c->grave[i].cq);
 	}
 	c->ngrave = n;
 }

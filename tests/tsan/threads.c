@@ -305,6 +305,7 @@ int main(void)
 	r2cc_conn_close(conn[0]);
 	r2cc_conn_close(conn[1]);
 	for (i = 0; i < 2; i++) {
+		r2cc_reap_wait(ctx[i]);
 		r2cc_obj_del(ctx[i]);
 		pthread_mutex_destroy(&ctx[i]->lock);
 		free(ctx[i]);

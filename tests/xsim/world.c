@@ -853,6 +853,7 @@ static int setup(const struct xs_config *cfg)
 
 	if (!once) {
 		fv_init(&hooks);
+		r2cc_reap_inline = true;	/* one thread, deterministic */
 		once = true;
 	}
 	memset(&W, 0, sizeof(W));
