@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # The long chaos run: brings up a testbed with three rails, then runs
-# tests/multi/chaos.sh round after round, each with a new seed (a new
+# tests/chaos/chaos.sh round after round, each with a new seed (a new
 # randomised fault schedule over a checked stream), for --minutes, and
 # stops at the first failed round with the command that replays it.
 #
@@ -90,7 +90,7 @@ while :; do
 	r0=$SECONDS
 	echo "=== round $n: seed $s, $seconds s of chaos"
 	R2CC_CHAOS_SEED=$s R2CC_CHAOS_SECONDS=$seconds \
-		"$here/tests/multi/chaos.sh" >"$out/round$n-seed$s.tap" 2>&1
+		"$here/tests/chaos/chaos.sh" >"$out/round$n-seed$s.tap" 2>&1
 	rc=$?
 	f=$out/round$n-seed$s.tap
 	# Sums over the chaos streams (not the baseline and the final one).
@@ -117,7 +117,7 @@ while :; do
 		echo "  replay:     scripts/chaos.sh --rounds 1 --seed $s" \
 			"--seconds $seconds --nodes $nodes --kernel $kernel"
 		echo "  or, on a testbed that is up: R2CC_CHAOS_SEED=$s" \
-			"R2CC_CHAOS_SECONDS=$seconds tests/multi/chaos.sh"
+			"R2CC_CHAOS_SECONDS=$seconds tests/chaos/chaos.sh"
 		exit 1
 	fi
 done
