@@ -28,6 +28,18 @@ FUZZ_BINS  := $(addprefix $(BUILD)/fuzz/,$(FUZZ_NAMES))
 FUZZ_OBJS  := $(patsubst lib/%.c,$(BUILD)/fuzz/lib/%.o,$(LIB_SRCS))
 FUZZ_LIBA  := $(BUILD)/fuzz/lib/libr2cc.a
 
+# fuzz_wire runs the transport in the protocol simulator's world
+# (tests/xsim), built as xsim.mk builds it: the library sources of
+# XSIM_LIB and the world without xsim.c's main, linked with XSIM_WRAP,
+# plus --wrap=conn_new, by which the target catches the world's
+# connections.  Into $(BUILD)/fuzz/xsim: the library with coverage, the
+# world without (its scheduler's branches are nothing a peer said).
+FUZZ_WIRE      := $(BUILD)/fuzz/fuzz_wire
+FUZZ_XSIM_OBJS := $(patsubst %,$(BUILD)/fuzz/xsim/lib/%.o,$(XSIM_LIB)) \
+		  $(patsubst tests/xsim/%.c,$(BUILD)/fuzz/xsim/%.o,\
+			     $(filter-out tests/xsim/xsim.c,$(XSIM_SRCS)))
+FUZZ_LIB_BINS  := $(filter-out $(FUZZ_WIRE),$(FUZZ_BINS))
+
 .PHONY: fuzz check-fuzz clean-fuzz fuzz-cc
 
 fuzz: $(FUZZ_BINS)
@@ -49,10 +61,25 @@ $(FUZZ_LIBA): $(FUZZ_OBJS)
 
 # A target may #include a library source for its static functions; the
 # archive then only supplies what that source does not define.
-$(FUZZ_BINS): $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIBA) | fuzz-cc
+$(FUZZ_LIB_BINS): $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIBA) | fuzz-cc
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIBA) \
 		-libverbs
+
+$(BUILD)/fuzz/xsim/lib/cuda.o: CPPFLAGS += $(CUDA_CPPFLAGS)
+$(BUILD)/fuzz/xsim/lib/%.o: lib/%.c | fuzz-cc
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(XSIM_CFLAGS) -fsanitize=fuzzer-no-link \
+		-fvisibility=hidden -c -o $@ $<
+
+$(BUILD)/fuzz/xsim/%.o: tests/xsim/%.c | fuzz-cc
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(XSIM_CFLAGS) -Ilib -c -o $@ $<
+
+$(FUZZ_WIRE): tests/fuzz/fuzz_wire.c $(FUZZ_XSIM_OBJS) | fuzz-cc
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Ilib -Itests/xsim -fsanitize=fuzzer \
+		$(XSIM_WRAP),--wrap=conn_new -o $@ $< $(FUZZ_XSIM_OBJS) -ldl
 
 check-fuzz: fuzz
 	@rc=0; for t in $(FUZZ_NAMES); do \
@@ -62,4 +89,5 @@ check-fuzz: fuzz
 clean-fuzz:
 	rm -rf $(BUILD)/fuzz
 
--include $(wildcard $(BUILD)/fuzz/*.d $(BUILD)/fuzz/lib/*.d)
+-include $(wildcard $(BUILD)/fuzz/*.d $(BUILD)/fuzz/lib/*.d \
+		     $(BUILD)/fuzz/xsim/*.d $(BUILD)/fuzz/xsim/lib/*.d)

@@ -285,8 +285,305 @@ def envs():
     write("fuzz_env", s)
 
 
+# ------------------------------------------------------------ fuzz_wire
+
+W_F_RECV, W_F_HS, W_F_FALLBACK, W_F_IB = 0x01, 0x02, 0x04, 0x08
+W_F_RAW, W_F_NOEOF = 0x40, 0x80
+K_MSG, K_HDR, K_RAW, K_STEPS, K_TICK, K_LINK, K_APP, K_PROG = range(8)
+(W_HELLO, W_HELLO_ACK, W_CTS, W_RAIL_DOWN, W_FENCED, W_NIC, W_RAIL_REQ,
+ W_RAIL_ACK, W_DATA, W_MSG_ERR, W_CREDIT) = range(1, 12)
+WIRE_MAGIC, WIRE_VERSION = 0x63633272, 2
+
+
+def wstart(flags, rails=2, seed=5, traffic=0, gpu=False):
+    """Flags, rails and seed; traffic 0, 1, 4 or 12 messages."""
+    t = {0: 0, 1: 1, 4: 2, 12: 3}[traffic]
+    return bytes([flags | t << 4,
+                  (seed >> 8) << 3 | (4 if gpu else 0) | (rails - 1),
+                  seed & 0xff])
+
+
+def wop(kind, arg=0):
+    return bytes([arg << 3 | kind])
+
+
+def wmsg(typ, m=0, fields=b""):
+    """A built message: what a peer in step would send, m's fields aside."""
+    return wop(K_MSG, typ - 1) + bytes([m]) + fields
+
+
+def wsteps(n=256):
+    return wop(K_STEPS, min(n // 32, 32) - 1)
+
+
+def wtick(ms=100):
+    return wop(K_TICK, min(ms // 25, 32) - 1)
+
+
+def wlink(rail, up, event=True):
+    return wop(K_LINK, rail | (4 if up else 0) | (8 if event else 0))
+
+
+def whdr(length, typ, reserved=None, data=b""):
+    arg = (1 if length > 0xffff else 0) | (2 if reserved is not None else 0)
+    b = wop(K_HDR, arg) + struct.pack("<I" if arg & 1 else "<H", length)
+    b += struct.pack("<H", typ)
+    if reserved is not None:
+        b += struct.pack("<H", reserved)
+    return b + bytes([len(data)]) + data
+
+
+def wraw(data):
+    out = b""
+    while data:
+        n = min(len(data), 31 << 8 | 255)
+        out += wop(K_RAW, n >> 8) + bytes([n & 0xff]) + data[:n]
+        data = data[n:]
+    return out
+
+
+def wwrite(rail=0, pick=0, chunk=0, m=0, extra=b""):
+    """An RDMA write from the frozen sender (LINK with arg & 16)."""
+    return wop(K_LINK, 16 | rail) + bytes([m, pick, chunk]) + extra
+
+
+def wsend(length, tag=0):
+    return wop(K_APP, 0) + struct.pack("<HB", length, tag)
+
+
+def wrecv(lens, tag=0):
+    b = wop(K_APP, (len(lens) - 1) << 1)
+    for n in lens:
+        b += struct.pack("<HB", n, tag)
+    return b
+
+
+def wtest():
+    return wop(K_APP, 1)
+
+
+def wprog(n=4):
+    return wop(K_PROG, n - 1)
+
+
+def fenced(rail=0, entries=((0, 0),), bits=b"\xff" * 8, m=0):
+    """Entries (pick, first) with 8 bitmap bytes each (up to 512 chunks)."""
+    b = bytes([rail, len(entries)])
+    for pick, first in entries:
+        b += bytes([pick, first]) + bits
+    return wmsg(W_FENCED, m, b)
+
+
+def rail_msg(typ, rail=0, m=0, extra=b""):
+    return wmsg(typ, m, bytes([rail]) + extra)
+
+
+def credit(rail=0, less=0, m=0, extra=b""):
+    """Receives posted: the sender's used + RQ_DEPTH - less."""
+    return wmsg(W_CREDIT, m, bytes([rail]) + extra + bytes([less]))
+
+
+def data(pick=0, chunk=0, m=0):
+    return wmsg(W_DATA, m, bytes([pick, chunk]))
+
+
+def cts(count=1, m=0, entries=None):
+    entries = entries or [(0, 0)] * count
+    b = b"".join(bytes([em, slot]) for em, slot in entries)
+    return wmsg(W_CTS, (count - 1) & 3 | m, b)
+
+
+def hello(typ, m=0, fields=b""):
+    return wmsg(typ, m, fields)
+
+
+def raw_hello(typ, nrails=2, nonce=0x1234567 | 1, chunk=4096, magic=None,
+              version=None, qps=None, length=None):
+    qps = qps if qps is not None else [
+        struct.pack("<II16sBBH", 100 + i, 0,
+                    bytes(15) + bytes([16 + i + 1]), 5, 1, 0)
+        for i in range(nrails)]
+    b = struct.pack("<IIQII", WIRE_MAGIC if magic is None else magic,
+                    WIRE_VERSION if version is None else version, nonce,
+                    chunk, nrails) + b"".join(qps)
+    return struct.pack("<IHH", len(b) if length is None else length, typ,
+                       0) + b
+
+
+def wire():
+    s = {}
+    tx, rx = 0, W_F_RECV
+    cut_all = b"".join(wlink(k, False) for k in range(2))
+    back_all = b"".join(wlink(k, True) for k in range(2))
+    # The sender: announcements, fence reports, rails coming back.
+    s["tx-cts"] = wstart(tx) + cts(1) + wsteps() + cts(3) + wsteps(1024)
+    s["tx-cts-traffic"] = (wstart(tx, traffic=4) + cts(2) + wsteps(512) +
+                           cts(4) + wsteps(1024))
+    s["tx-cts-bad-id"] = wstart(tx) + cts(1, entries=[(0x01, 0)]) + \
+        struct.pack("<I", 7) + wsteps()
+    s["tx-cts-too-many"] = wstart(tx) + wmsg(W_CTS, 0x04, struct.pack(
+        "<I", 9) + bytes(18)) + wsteps()
+    s["tx-fallback"] = (wstart(tx | W_F_FALLBACK, traffic=1) + cut_all +
+                        wsteps(512) + wtick(200) + cts(4) + wsteps(1024) +
+                        cts(4) + wsteps(1024))
+    s["tx-fence"] = (wstart(tx, traffic=4) + wlink(0, False) + wsteps(512) +
+                     fenced(0, [(0, 0), (1, 0)]) + wsteps(512) +
+                     wlink(0, True) + wtick(300) + wsteps(256) +
+                     rail_msg(W_RAIL_ACK) + wsteps(1024))
+    s["tx-fence-parts"] = (wstart(tx, traffic=4) + rail_msg(W_RAIL_DOWN) +
+                           wsteps(256) + fenced(0, [(0, 0)], m=0x10) +
+                           fenced(0, [(1, 0)]) + wsteps(1024))
+    s["tx-fence-bad"] = (wstart(tx, traffic=4) + rail_msg(W_RAIL_DOWN) +
+                         wmsg(W_FENCED, 0x40, bytes([0, 1]) + struct.pack(
+                             "<IIIIB", 0, 0, 0x7fffff, 0, 8) + bytes(8)) +
+                         wsteps())
+    s["tx-nic"] = (wstart(tx, traffic=1) + rail_msg(W_NIC) + wsteps() +
+                   rail_msg(W_NIC, m=0x04) + wtick(300) + wsteps(512) +
+                   rail_msg(W_RAIL_ACK) + wsteps(512))
+    s["tx-ack-nak"] = (wstart(tx, 1) + rail_msg(W_RAIL_DOWN) + wsteps() +
+                       fenced(0, []) + wtick(300) + wsteps() +
+                       rail_msg(W_RAIL_ACK, m=0x20) + wtick(500) + wsteps() +
+                       rail_msg(W_RAIL_ACK) + wsteps(1024))
+    s["tx-ack-bad-mtu"] = (wstart(tx, 1) + rail_msg(W_RAIL_DOWN) + wsteps() +
+                           fenced(0, []) + wtick(300) + wsteps() +
+                           rail_msg(W_RAIL_ACK, m=0x04, extra=b"\x02\0") +
+                           wtick(500) + wsteps(1024))
+    s["tx-msg-err"] = (wstart(tx, traffic=4) + wmsg(W_MSG_ERR, 0, b"\0") +
+                       wsteps() + wmsg(W_MSG_ERR, 0x08, b"\0\x05") + wsteps())
+    s["tx-credit"] = (wstart(tx, traffic=12) + wsteps(1024) +
+                      credit(0) + credit(1) + wsteps(2048) + credit(0, 3) +
+                      credit(1, 3) + wsteps(2048))
+    s["tx-credit-stale"] = (wstart(tx, traffic=4) + credit(0, 0, 0x02,
+                                                         b"\7\0\0\0") +
+                            wsteps())
+    s["tx-credit-beyond"] = (wstart(tx) + wmsg(W_CREDIT, 0x04, b"\0" +
+                                               struct.pack("<Q", 1 << 40)) +
+                             wsteps())
+    s["rx-credit"] = wstart(rx) + credit(0) + wsteps()
+    s["tx-hello-again"] = wstart(tx) + hello(W_HELLO_ACK) + wsteps()
+    s["tx-bad-type"] = wstart(tx) + whdr(0, 0) + wsteps()
+    s["tx-bad-reserved"] = wstart(tx) + whdr(8, W_NIC, 1, bytes(8)) + wsteps()
+    s["tx-too-long"] = wstart(tx) + whdr((1 << 20) + 1, W_CTS) + wsteps()
+    s["tx-short"] = wstart(tx) + whdr(4, W_RAIL_DOWN, None, bytes(4)) + \
+        wsteps()
+    s["tx-raw"] = wstart(tx | W_F_RAW) + struct.pack(
+        "<IHHII", 8, W_RAIL_DOWN, 0, 0, 0) + b"\xff" * 20
+    s["tx-rail-range"] = wstart(tx) + rail_msg(W_RAIL_DOWN, 5, 0x01) + \
+        b"\0\0\0" + wsteps()
+    # The receiver: fallback data, rails failing and rebuilt.
+    s["rx-data"] = (wstart(rx | W_F_FALLBACK, seed=9) + cut_all +
+                    b"".join(data(0, k) for k in range(8)) + wsteps(1024) +
+                    b"".join(data(0, k, 0x01) for k in range(8)) +
+                    wsteps(1024))
+    s["rx-data-traffic"] = (wstart(rx | W_F_FALLBACK, traffic=4) +
+                            b"".join(data(k % 3, k // 3) for k in range(24)) +
+                            wsteps(2048))
+    s["rx-data-bad"] = (wstart(rx | W_F_FALLBACK) + data(0, 0, 0x08) +
+                        struct.pack("<I", 4000) + wsteps())
+    s["rx-data-garbage"] = (wstart(rx | W_F_FALLBACK) + data(0, 0, 0x40) +
+                            struct.pack("<IB", 0, 0x33) + wsteps())
+    s["rx-rail-down"] = (wstart(rx, traffic=4) + rail_msg(W_RAIL_DOWN) +
+                         wsteps(512) + wtick(300) + wsteps(512))
+    s["rx-rail-req"] = (wstart(rx, traffic=1) + rail_msg(W_RAIL_DOWN) +
+                        wsteps(512) + wtick(300) + rail_msg(W_RAIL_REQ) +
+                        wsteps(1024))
+    s["rx-rail-req-up"] = (wstart(rx, 3) + rail_msg(W_RAIL_REQ, 1) +
+                           wsteps(512) + rail_msg(W_RAIL_REQ, 1) + wsteps())
+    s["rx-nic"] = (wstart(rx, traffic=1) + rail_msg(W_NIC) + wsteps(512) +
+                   rail_msg(W_NIC, m=0x04) + wsteps())
+    s["rx-msg-err"] = (wstart(rx, traffic=4) + wmsg(W_MSG_ERR, 0, b"\0") +
+                       wsteps(512) + wmsg(W_MSG_ERR, 0x02, b"\1" +
+                                          struct.pack("<i", -5)) + wsteps())
+    s["rx-cts"] = wstart(rx) + cts(1) + wsteps()
+    s["rx-fenced"] = wstart(rx) + fenced(0, []) + wsteps()
+    s["rx-ack"] = wstart(rx) + rail_msg(W_RAIL_ACK) + wsteps()
+    s["rx-no-rail"] = (wstart(rx, 1) + rail_msg(W_RAIL_DOWN) + wsteps(512) +
+                       wtick(500) + wsteps(512))
+    s["rx-write"] = (wstart(rx, seed=9) + b"".join(
+        wwrite(k % 2, 0, k) for k in range(8)) + wsteps(512) +
+        b"".join(wwrite(k % 2, 1, k) for k in range(8)) + wsteps(512))
+    s["rx-write-traffic"] = (wstart(rx, traffic=4) + b"".join(
+        wwrite(0, k % 4, k // 4) for k in range(16)) + wsteps(1024))
+    s["rx-write-imm"] = (wstart(rx) + wwrite(0, 0, 0, 0x02,
+                                             struct.pack(">I", 0x05800000)) +
+                         wsteps())
+    s["rx-write-overrun"] = (wstart(rx) + wwrite(0, 0, 0, 0x05,
+                                                 struct.pack("<H", 8192)) +
+                             wsteps())
+    s["rx-write-last-long"] = (wstart(rx) + wwrite(0, 0, 0, 0x06, struct.pack(
+        ">I", 30 << 24 | 0x00800007) + struct.pack("<H", 8192)) + wsteps())
+    s["rx-write-key"] = (wstart(rx) + wwrite(0, 0, 0, 0x10,
+                                             struct.pack("<I", 7)) + wsteps())
+    s["rx-write-probe"] = wstart(rx) + wwrite(1, 0, 0, 0x20) + wsteps()
+    s["rx-write-fenced"] = (wstart(rx, traffic=1) + rail_msg(W_RAIL_DOWN) +
+                            wwrite(0, 0, 0) + wsteps(512) + wwrite(0, 0, 1) +
+                            wsteps())
+    s["rx-gpu-data"] = (wstart(rx | W_F_FALLBACK, gpu=True) + data(0, 0) +
+                        wsteps())
+    s["tx-gpu-cts"] = (wstart(tx | W_F_FALLBACK, gpu=True) + cut_all +
+                       cts(1, entries=[(0x20, 0)]) + b"\1\0\0\0" +
+                       wsteps(1024))
+    s["rx-raw"] = wstart(rx | W_F_RAW | W_F_FALLBACK) + struct.pack(
+        "<IHHIIIIII", 24 + 4, W_DATA, 0, 0, 0, 0, 4, 3, 0) + b"abcd"
+    # The handshake, both ways, then traffic on the new connection.
+    s["hs-rx"] = (wstart(rx | W_F_HS) + hello(W_HELLO) + wprog() +
+                  wrecv([4096, 0]) + wprog() + data(0, 0) + data(1, 0) +
+                  wprog() + wtest())
+    s["hs-rx-fallback-null"] = (wstart(rx | W_F_HS | W_F_FALLBACK) +
+                                hello(W_HELLO) + wprog() + wrecv([0]) +
+                                data(0, 0) + wprog() + wtest())
+    s["hs-tx"] = (wstart(tx | W_F_HS) + hello(W_HELLO_ACK) + wprog() +
+                  wsend(100) + cts(1) + wsteps(512) + wtest())
+    s["hs-tx-null"] = (wstart(tx | W_F_HS | W_F_FALLBACK) +
+                       hello(W_HELLO_ACK, 0x20, b"\x04\0" * 2) + wprog() +
+                       wsend(0) + cts(1) + wprog(8) + wtest())
+    s["hs-tx-wrong-type"] = wstart(tx | W_F_HS) + hello(W_HELLO) + wprog()
+    s["hs-rx-magic"] = wstart(rx | W_F_HS) + hello(W_HELLO, 0x01, b"RIFF") + \
+        wprog()
+    s["hs-rx-version"] = wstart(rx | W_F_HS) + hello(
+        W_HELLO, 0x02, struct.pack("<I", 1)) + wprog()
+    s["hs-rx-nonce"] = wstart(rx | W_F_HS) + hello(
+        W_HELLO, 0x04, struct.pack("<Q", 2)) + wprog()
+    s["hs-rx-chunk"] = wstart(rx | W_F_HS) + hello(
+        W_HELLO, 0x08, struct.pack("<I", 4095)) + wprog()
+    s["hs-rx-chunk-max"] = (wstart(rx | W_F_HS) + hello(
+        W_HELLO, 0x08, struct.pack("<I", 64 << 20)) + wprog() +
+        wrecv([100]) + data(0, 0) + wprog() + wtest())
+    s["hs-rx-rails-0"] = wstart(rx | W_F_HS) + hello(W_HELLO, 0x10, b"\0") + \
+        wprog()
+    s["hs-rx-rails-17"] = wstart(rx | W_F_HS) + hello(
+        W_HELLO, 0x10, b"\x11") + wprog()
+    s["hs-rx-rails-1"] = (wstart(rx | W_F_HS, 3) +
+                          hello(W_HELLO, 0x10, b"\x01") + wprog() +
+                          rail_msg(W_RAIL_REQ, 2, 0x01, bytes(3)) + wprog())
+    s["hs-rx-rails-liar"] = wstart(rx | W_F_HS) + hello(
+        W_HELLO, 0x50, b"\x03") + wprog()
+    s["hs-rx-mtu"] = wstart(rx | W_F_HS) + hello(
+        W_HELLO, 0x20, b"\x02\x06\0") + wprog()
+    s["hs-rx-active"] = wstart(rx | W_F_HS) + hello(
+        W_HELLO, 0x20, b"\x04\x02\0") + wprog()
+    s["hs-rx-qpn-0"] = (wstart(rx | W_F_HS) + hello(
+        W_HELLO, 0x20, b"\x20\0") + wprog() + rail_msg(W_RAIL_REQ) + wprog())
+    s["hs-rx-ib-no-lid"] = wstart(rx | W_F_HS | W_F_IB) + hello(
+        W_HELLO, 0x20, b"\x08\0\0\0") + wprog()
+    s["hs-rx-long"] = wstart(rx | W_F_HS) + hello(W_HELLO, 0x80, b"\x04\0") + \
+        wprog()
+    s["hs-rx-raw"] = wstart(rx | W_F_HS | W_F_RAW) + raw_hello(W_HELLO)
+    s["hs-rx-raw-split"] = (wstart(rx | W_F_HS) +
+                            wraw(raw_hello(W_HELLO)[:11]) + wprog() +
+                            wraw(raw_hello(W_HELLO)[11:]) + wprog())
+    s["hs-rx-raw-len"] = wstart(rx | W_F_HS | W_F_RAW) + raw_hello(
+        W_HELLO, length=200)
+    s["hs-tx-raw"] = wstart(tx | W_F_HS | W_F_RAW) + raw_hello(
+        W_HELLO_ACK, nrails=1)
+    s["hs-rx-open"] = wstart(rx | W_F_HS | W_F_NOEOF) + wraw(
+        raw_hello(W_HELLO)[:20])
+    write("fuzz_wire", s)
+
+
 if __name__ == "__main__":
     nics()
     bootstrap()
     envs()
+    wire()
     sys.exit(0)
