@@ -10,14 +10,14 @@ plan_later
 
 run_ok "insmod r2cc.ko on node0" kmod_load node0
 run_ok "insmod r2cc.ko on node1" kmod_load node1
-xfer_start "" --msgs 60 --size 1048576 --ticks
+xfer_start "" --msgs 100 --size 1048576 --ticks
 run_ok "both ranks streaming" xfer_streaming
 sleep 1.5
 tb link node1 0 down
 sleep 2
 tb link node1 0 up
 xfer_wait
-xfer_ok "receiver's rail cut" 60 1048576
+xfer_ok "receiver's rail cut" 100 1048576
 ok "$([ "$(xfer_rail 1 0 failures)" -ge 1 ] && echo 1)" \
 	"the receiver failed rail 0 over"
 ok "$([ "$(xfer_rail 0 0 failures)" -ge 1 ] && echo 1)" \

@@ -11,14 +11,14 @@ plan_later
 
 cut_and_restore() {
 	local what=$1
-	xfer_start "" --msgs 70 --size 1048576 --ticks
+	xfer_start "" --msgs 100 --size 1048576 --ticks
 	run_ok "$what: both ranks streaming" xfer_streaming
 	sleep 1.5
 	tb link node0 1 down
 	sleep 2
 	tb link node0 1 up
 	xfer_wait
-	xfer_ok "$what" 70 1048576
+	xfer_ok "$what" 100 1048576
 	ok "$([ "$(xfer_rail 0 1 failures)" -ge 1 ] && echo 1)" \
 		"$what: the sender failed rail 1 over"
 	ok "$([ "$(xfer_field 0 repairs)" -ge 1 ] && echo 1)" \

@@ -28,14 +28,14 @@ for ((t = 0; t < 1200; t++)); do
 done
 run_ok "bpftrace attached to the probes" grep -q '^READY' "$bt"
 
-xfer_start "" --msgs 60 --size 1048576
+xfer_start "" --msgs 100 --size 1048576
 run_ok "both ranks streaming" xfer_streaming
 sleep 1.5
 tb link node0 1 down
 sleep 2
 tb link node0 1 up
 xfer_wait
-xfer_ok "cut under bpftrace" 60 1048576
+xfer_ok "cut under bpftrace" 100 1048576
 sleep 0.5
 tb_exec node0 pkill -INT -x bpftrace
 wait "$bpid"
