@@ -427,7 +427,8 @@ static void resolve_msg(struct r2cc_conn *c, struct rail *r,
 /* The chunks @r carried without a completion: arrived, or sent again. */
 void xfer_sender_resolve(struct r2cc_conn *c, struct rail *r)
 {
-	const uint8_t *p = r->fenced_map, *end = p + r->fenced_len;
+	const uint8_t *p = r->fenced_map;
+	const uint8_t *end = p ? p + r->fenced_len : NULL;
 	uint64_t nback = 0, bback = 0;
 	int ri = rail_idx(c, r);
 	uint32_t i, k;
@@ -518,6 +519,21 @@ static void arrive(struct r2cc_conn *c, uint32_t id, uint32_t k, bool last,
 		xfer_abort(c, -EPROTO, "chunk for no open receive");
 		return;
 	}
+	/* Again (re-sent after a fence whose QP never drained): no news. */
+	if (m->bitmap[k / 8] & (1u << (k % 8)))
+		return;
+	/*
+	 * Every chunk but the last is whole, and none lies past the last:
+	 * a peer that says otherwise would complete a message with a hole.
+	 */
+	if (last_len > c->chunk_size || (!last && last_len != c->chunk_size) ||
+	    (m->total >= 0 && (last || k >= (uint32_t)m->total)) ||
+	    (last && m->hi > k + 1)) {
+		xfer_abort(c, -EPROTO, "chunk of the wrong length or place");
+		return;
+	}
+	if (k + 1 > m->hi)
+		m->hi = k + 1;
 	if (last) {
 		size_t size = (size_t)k * c->chunk_size + last_len;
 
@@ -528,10 +544,8 @@ static void arrive(struct r2cc_conn *c, uint32_t id, uint32_t k, bool last,
 		m->total = k + 1;
 		m->size = size;
 	}
-	if (!(m->bitmap[k / 8] & (1u << (k % 8)))) {
-		m->bitmap[k / 8] |= (uint8_t)(1u << (k % 8));
-		m->ndone++;
-	}
+	m->bitmap[k / 8] |= (uint8_t)(1u << (k % 8));
+	m->ndone++;
 	if (m->total >= 0 && m->ndone >= (uint32_t)m->total)
 		msg_done(c, m, 0);
 }

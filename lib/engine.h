@@ -52,6 +52,7 @@ struct msg {
 	uint32_t rkey[WIRE_MAX_RAILS];
 	uint8_t *bitmap;		/* receiver: chunks arrived */
 	int64_t total;			/* receiver: chunk count, -1 unknown */
+	uint32_t hi;			/* receiver: highest chunk seen + 1 */
 	size_t size;			/* receiver: message size */
 	int err;
 	bool done;

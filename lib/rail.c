@@ -537,9 +537,19 @@ static int on_fenced(struct r2cc_conn *c, const void *p, size_t len,
 	if (f->epoch != r->epoch || r->peer_fenced)
 		return 0;
 	if (r->state == RAIL_DOWN) {
+		/* The receiver fences an epoch only once it acked it. */
+		if (r->req_sent) {
+			*why = "fence report for a rail not rebuilt yet";
+			return -EPROTO;
+		}
 		/* Nothing was posted on it (it never connected here). */
 		r->peer_fenced = f->flags & WIRE_FENCED_LAST;
 		return 0;
+	}
+	/* At most every open message's bitmap, whole, in full parts. */
+	if (r->fenced_len + len > (size_t)MAX_MSGS * (WIRE_MAX_MSG + 64)) {
+		*why = "fence report without end";
+		return -EPROTO;
 	}
 	map = realloc(r->fenced_map, r->fenced_len + len);
 	if (!map) {

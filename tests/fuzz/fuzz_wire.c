@@ -163,7 +163,6 @@ static struct {
 	/* the victim's output, read back: the frame being skipped */
 	uint8_t ohdr[sizeof(struct wire_hdr)];
 	size_t ohdr_got, oskip;
-	bool stopped;			/* a known bug's state: driven no more */
 } Z;
 
 static uint8_t app_buf[APP_BUF];
@@ -193,7 +192,7 @@ static bool env_on(const char *name, int *cache)
 	return *cache;
 }
 
-static int trace_on = -1, known_on = -1;
+static int trace_on = -1;
 
 #define TRACE(...)							\
 	do {								\
@@ -315,40 +314,12 @@ static void drain_victim(void)
 	}
 }
 
-/*
- * Known bug (tests/fuzz/known/fuzz_wire/fenced-before-ack): a fence report
- * for a rail's new epoch that comes while the rail is DOWN, waiting for
- * the RAIL_ACK of its reconnection, sets peer_fenced with no report kept;
- * once the rail is back and fails again, it settles at once and
- * xfer_sender_resolve() walks a NULL report (NULL + 0).  Unless
- * $FUZZ_KNOWN_BUGS, an input that gets there is driven no further.
- */
-static void watch_known(void)
-{
-	int i;
-
-	if (Z.stopped || !Z.vc->sender ||
-	    env_on("FUZZ_KNOWN_BUGS", &known_on))
-		return;
-	for (i = 0; i < Z.vc->nrails; i++) {
-		const struct rail *r = &Z.vc->rails[i];
-
-		if (r->state != RAIL_DOWN && r->peer_fenced && !r->fenced_map) {
-			TRACE("known bug: rail %d fenced with no report\n", i);
-			Z.stopped = true;
-		}
-	}
-}
-
 static void progress(void)
 {
-	if (Z.stopped)
-		return;
 	ctx_lock(Z.vc->ctx);
 	conn_progress(Z.vc);
 	ctx_unlock(Z.vc->ctx);
 	drain_victim();
-	watch_known();
 }
 
 static void inject(const void *p, size_t len)
@@ -868,14 +839,10 @@ static void steps(int n)
 	while (n > 0) {
 		int k = n < 32 ? n : 32;
 
-		if (Z.stopped)
-			return;
 		if (!world_failed()) {
 			/* One at a time: a step may progress the victim often. */
-			for (i = 0; i < k && !Z.stopped; i++) {
+			for (i = 0; i < k; i++)
 				xs_fuzz_steps(Z.victim, 1);
-				watch_known();
-			}
 			if (Z.hc)
 				progress();
 		} else {
@@ -1029,10 +996,9 @@ static void app_test(void)
 	int i, done;
 	size_t sizes[R2CC_MAX_RECVS];
 
-	for (i = 0; i < Z.nreqs && !Z.stopped; i++) {
+	for (i = 0; i < Z.nreqs; i++) {
 		int ret = r2cc_test(Z.reqs[i], &done, sizes);
 
-		watch_known();
 		if (!done)
 			continue;
 		CHECK(ret <= 0);
@@ -1225,7 +1191,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		inject(in.p, in.n);
 		in.n = 0;
 	}
-	while (in.n && !Z.stopped) {
+	while (in.n) {
 		op = take8(&in);
 		arg = op >> 3;
 		switch (op & 7) {
@@ -1277,7 +1243,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(Z.vc->state == CONN_READY || Z.vc->state == CONN_FAILED);
 	else
 		CHECK(Z.vc->state == CONN_HELLO);	/* waits for more */
-	if (!(flags & F_NOEOF) && !Z.stopped)
+	if (!(flags & F_NOEOF))
 		peer_gone();
 	TRACE("victim %s, world %s\n",
 	      Z.vc->state == CONN_READY ? "ready" : "failed",
