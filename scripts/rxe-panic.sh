@@ -31,6 +31,8 @@ if "$tb" status >/dev/null 2>&1; then
 	exit 1
 fi
 trap '"$tb" down >/dev/null 2>&1' EXIT
+logs=$(mktemp -d /tmp/rxe-panic.XXXXXX)
+echo "logs in $logs"
 
 # size N: bytes in node N's console so far.
 size() {
@@ -55,13 +57,14 @@ for g in $graves; do
 	bad=0 failed=0
 	for ((i = 1; i <= runs; i++)); do
 		m0=$(size 0) m1=$(size 1)
-		XF_ENV="R2CC_QP_GRAVE_MS=$g" prove tests/testbed/lib_failover_receiver.sh \
-			>/tmp/rxe-panic.$$.log 2>&1
+		log=$logs/grave$g-run$i.tap
+		XF_ENV="R2CC_QP_GRAVE_MS=$g" prove -v \
+			tests/testbed/lib_failover_receiver.sh >"$log" 2>&1
 		rc=$?
 		alive=1
 		"$tb" status >/dev/null 2>&1 || alive=0
 		what=ok
-		[ $rc = 0 ] || { what="test failed"; failed=$((failed + 1)); }
+		[ $rc = 0 ] || { what="test failed ($log)"; failed=$((failed + 1)); }
 		if [ $alive = 0 ] || bad_console "$m0" "$m1"; then
 			what="node failed (panic/oops/slab or gone)"
 			bad=$((bad + 1))
@@ -74,5 +77,4 @@ for g in $graves; do
 	"$tb" down >/dev/null
 	summary+=("R2CC_QP_GRAVE_MS=$g on $kernel: $runs runs, $bad with a kernel failure, $failed tests failed")
 done
-rm -f /tmp/rxe-panic.$$.log
 printf '%s\n' "${summary[@]}"
