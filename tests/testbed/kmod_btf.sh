@@ -40,11 +40,15 @@ if tb_exec node0 sh -c 'command -v bpftrace' >/dev/null; then
 		kill -0 "$bpid" 2>/dev/null || break
 		sleep 0.1
 	done
-	tb_exec node0 "$KTEST/inject" rxe0 1 down
-	tb_exec node0 "$KTEST/inject" rxe0 1 up
-	for ((t = 0; t < 100; t++)); do
-		grep -q 'kind=2' "$out" && break
-		sleep 0.1
+	# bpftrace prints "Attaching" before its probe is live: a drill
+	# injected at once can go unseen, so inject until one is seen.
+	for ((n = 0; n < 10; n++)); do
+		tb_exec node0 "$KTEST/inject" rxe0 1 down
+		tb_exec node0 "$KTEST/inject" rxe0 1 up
+		for ((t = 0; t < 20; t++)); do
+			grep -q 'kind=1' "$out" && grep -q 'kind=2' "$out" && break 2
+			sleep 0.1
+		done
 	done
 	tb_exec node0 pkill -INT -x bpftrace
 	wait "$bpid"
