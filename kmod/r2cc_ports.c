@@ -208,10 +208,13 @@ static void r2cc_port_work(struct work_struct *work)
 		if (pending & BIT(r2cc_port_kinds[i]))
 			r2cc_emit_simple(dev, p, r2cc_port_kinds[i], 0);
 	if (s.ok && (pending & BIT(R2CC_PENDING_DOWN)) &&
-	    s.state == R2CC_PORT_ACTIVE && p->state == R2CC_PORT_ACTIVE) {
+	    s.state == R2CC_PORT_ACTIVE &&
+	    (p->state == R2CC_PORT_ACTIVE || p->damping)) {
 		/*
 		 * The port went down and came back before this work looked:
-		 * a flap shorter than our latency is still a flap.
+		 * a flap shorter than our latency is still a flap.  So is one
+		 * while an up is held back (the port still reads DOWN here):
+		 * it counts, and the hold starts again.
 		 */
 		struct r2cc_sample down = s;
 
