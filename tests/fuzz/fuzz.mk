@@ -61,7 +61,7 @@ $(FUZZ_LIBA): $(FUZZ_OBJS)
 
 # A target may #include a library source for its static functions; the
 # archive then only supplies what that source does not define.
-$(FUZZ_LIB_BINS): $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIBA) | fuzz-cc
+$(FUZZ_LIB_BINS): $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_LIBA) | fuzz-cc
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIBA) \
 		-libverbs
@@ -76,7 +76,7 @@ $(BUILD)/fuzz/xsim/%.o: tests/xsim/%.c | fuzz-cc
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(XSIM_CFLAGS) -Ilib -c -o $@ $<
 
-$(FUZZ_WIRE): tests/fuzz/fuzz_wire.c $(FUZZ_XSIM_OBJS) | fuzz-cc
+$(FUZZ_WIRE): tests/fuzz/fuzz_wire.c tests/fuzz/fuzz.h $(FUZZ_XSIM_OBJS) | fuzz-cc
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Ilib -Itests/xsim -fsanitize=fuzzer \
 		$(XSIM_WRAP),--wrap=conn_new -o $@ $< $(FUZZ_XSIM_OBJS) -ldl

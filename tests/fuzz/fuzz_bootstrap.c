@@ -36,16 +36,7 @@
  */
 #include "../../lib/bootstrap.c"	/* its static readers and state */
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond)							\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "%s:%d: check failed: %s\n",	\
-				__FILE__, __LINE__, #cond);		\
-			abort();					\
-		}							\
-	} while (0)
+#include "fuzz.h"
 
 #define F_ROOT		0x01	/* the library is rank 0 */
 #define F_SMALLBUF	0x02	/* rank mode: a tiny send buffer */
@@ -60,11 +51,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define SLOW_MS		500	/* a step this long waited for something */
 
 enum { P_PENDING, P_JOINED, P_DROPPED };
-
-struct in {
-	const uint8_t *p;
-	size_t n;
-};
 
 struct peer {
 	int fd;			/* the fuzzer's end, -1 once closed */
@@ -91,44 +77,6 @@ struct sim {
 	int failed;		/* root mode: the rendezvous failed */
 	struct peer peer[MAX_CONNS];
 };
-
-static uint8_t take8(struct in *in)
-{
-	if (!in->n)
-		return 0;
-	in->n--;
-	return *in->p++;
-}
-
-static uint16_t take16(struct in *in)
-{
-	uint16_t lo = take8(in);
-
-	return lo | (uint16_t)take8(in) << 8;
-}
-
-static uint32_t take32(struct in *in)
-{
-	uint32_t lo = take16(in);
-
-	return lo | (uint32_t)take16(in) << 16;
-}
-
-static bool env_on(const char *name, int *cache)
-{
-	if (*cache < 0)
-		*cache = !!getenv(name);
-	return *cache;
-}
-
-/* $FUZZ_TRACE: what each step returned, to see what a seed reaches. */
-#define TRACE(...)							\
-	do {								\
-		static int on_ = -1;					\
-									\
-		if (env_on("FUZZ_TRACE", &on_))				\
-			fprintf(stderr, "trace: " __VA_ARGS__);		\
-	} while (0)
 
 /* ------------------------------------------------------------ peers */
 

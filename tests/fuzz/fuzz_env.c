@@ -29,16 +29,7 @@
 
 #include <stddef.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond)							\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "%s:%d: check failed: %s\n",	\
-				__FILE__, __LINE__, #cond);		\
-			abort();					\
-		}							\
-	} while (0)
+#include "fuzz.h"
 
 #define F_USIZE		0x01	/* the struct size from the input */
 #define F_DEFAULT	0x02	/* r2cc_boot_init(NULL): the default options */
@@ -63,29 +54,6 @@ static const char *const names[NSLOT] = {
 
 /* putenv() buffers, reused: setenv() would keep every value it was given. */
 static char envbuf[NSLOT][32 + MAXVAL + 1];
-
-struct in {
-	const uint8_t *p;
-	size_t n;
-};
-
-static uint8_t take8(struct in *in)
-{
-	if (!in->n)
-		return 0;
-	in->n--;
-	return *in->p++;
-}
-
-static uint32_t take32(struct in *in)
-{
-	uint32_t v = 0;
-	int i;
-
-	for (i = 0; i < 4; i++)
-		v |= (uint32_t)take8(in) << (8 * i);
-	return v;
-}
 
 /* The next string: up to a NUL (dropped) or the end, at most MAXVAL. */
 static char *take_str(struct in *in)

@@ -17,16 +17,7 @@
 
 #include "../../lib/internal.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond)							\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "%s:%d: check failed: %s\n",	\
-				__FILE__, __LINE__, #cond);		\
-			abort();					\
-		}							\
-	} while (0)
+#include "fuzz.h"
 
 /* The selection as R2CC_NICS would spell it; NULL if it does not fit. */
 static char *print_sel(const struct r2cc_nic_sel *sel)

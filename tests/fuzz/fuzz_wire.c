@@ -74,16 +74,7 @@
 #include "xport.h"
 #include "world.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond)							\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "%s:%d: check failed: %s\n",	\
-				__FILE__, __LINE__, #cond);		\
-			abort();					\
-		}							\
-	} while (0)
+#include "fuzz.h"
 
 #define F_RECV		0x01	/* the victim is the receiver, else the sender */
 #define F_HS		0x02	/* handshake mode */
@@ -108,40 +99,6 @@ enum { K_MSG, K_HDR, K_RAW, K_STEPS, K_TICK, K_LINK, K_APP, K_PROG };
 #define MAX_WRITES	128		/* the frozen peer's CQ is never polled */
 #define APP_BUF		(R2CC_MAX_RECVS * 2 * SIM_CHUNK)
 
-struct in {
-	const uint8_t *p;
-	size_t n;
-};
-
-static uint8_t take8(struct in *in)
-{
-	if (!in->n)
-		return 0;
-	in->n--;
-	return *in->p++;
-}
-
-static uint16_t take16(struct in *in)
-{
-	uint16_t lo = take8(in);
-
-	return lo | (uint16_t)take8(in) << 8;
-}
-
-static uint32_t take32(struct in *in)
-{
-	uint32_t lo = take16(in);
-
-	return lo | (uint32_t)take16(in) << 16;
-}
-
-static uint64_t take64(struct in *in)
-{
-	uint64_t lo = take32(in);
-
-	return lo | (uint64_t)take32(in) << 32;
-}
-
 /* ------------------------------------------------------------ state */
 
 static struct {
@@ -165,6 +122,7 @@ static struct {
 	size_t ohdr_got, oskip;
 } Z;
 
+static int trace_on = -1;	/* $FUZZ_TRACE: the world's trace too */
 static uint8_t app_buf[APP_BUF];
 static uint8_t write_buf[2 * SIM_CHUNK];
 static uint8_t body[BODY_MAX + 256] __attribute__((aligned(8)));
@@ -184,21 +142,6 @@ struct r2cc_conn *__wrap_conn_new(struct r2cc_ctx *ctx, int fd, bool sender)
 	Z.wc[sender ? 0 : 1] = c;
 	return c;
 }
-
-static bool env_on(const char *name, int *cache)
-{
-	if (*cache < 0)
-		*cache = !!getenv(name);
-	return *cache;
-}
-
-static int trace_on = -1;
-
-#define TRACE(...)							\
-	do {								\
-		if (env_on("FUZZ_TRACE", &trace_on))			\
-			fprintf(stderr, "trace: " __VA_ARGS__);		\
-	} while (0)
 
 
 /* ------------------------------------------------------------ sim sender */
