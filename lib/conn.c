@@ -119,10 +119,12 @@ struct r2cc_conn *conn_new(struct r2cc_ctx *ctx, int fd, bool sender)
 	return c;
 }
 
-R2CC_EXPORT int r2cc_connect(struct r2cc_ctx *ctx,
-			     const struct r2cc_handle *handle,
-			     struct r2cc_conn **out)
+R2CC_EXPORT int r2cc_connect_opts(struct r2cc_ctx *ctx,
+				  const struct r2cc_handle *handle,
+				  const struct r2cc_conn_opts *uopts,
+				  struct r2cc_conn **out)
 {
+	struct r2cc_conn_opts o = { 0 };
 	struct handle_data hd;
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	struct r2cc_conn *c;
@@ -134,6 +136,14 @@ R2CC_EXPORT int r2cc_connect(struct r2cc_ctx *ctx,
 		return -EINVAL;
 	if (!r2cc_obj_ok(ctx, R2CC_OBJ_CTX))
 		return -EBADF;
+	if (uopts) {
+		ret = r2cc_opts_in(&o, sizeof(o), uopts);
+		if (ret)
+			return ret;
+		if (o.flags || o.reserved ||
+		    (ctx->nnics < 64 && o.primary >> ctx->nnics))
+			return -EINVAL;
+	}
 	memcpy(&hd, handle->bytes, sizeof(hd));
 	if (hd.magic != HANDLE_MAGIC || hd.family != AF_INET || !hd.port ||
 	    hd.reserved || !hd.nonce)
@@ -155,6 +165,7 @@ R2CC_EXPORT int r2cc_connect(struct r2cc_ctx *ctx,
 	if (c) {
 		c->nonce = hd.nonce;
 		c->state = CONN_TCP;
+		c->primary = o.primary;
 	}
 	ctx_unlock(ctx);
 	if (!c) {
@@ -163,6 +174,13 @@ R2CC_EXPORT int r2cc_connect(struct r2cc_ctx *ctx,
 	}
 	*out = c;
 	return 0;
+}
+
+R2CC_EXPORT int r2cc_connect(struct r2cc_ctx *ctx,
+			     const struct r2cc_handle *handle,
+			     struct r2cc_conn **out)
+{
+	return r2cc_connect_opts(ctx, handle, NULL, out);
 }
 
 R2CC_EXPORT int r2cc_accept(struct r2cc_listener *l, struct r2cc_conn **out)
@@ -257,6 +275,9 @@ static int rails_join(struct r2cc_conn *c, const struct wire_hello *h)
 		r->state = RAIL_UP;
 	}
 	c->st.nrails = c->nrails;
+	/* No primary among the rails both ends have: stripe over them all. */
+	if (!(c->primary & (c->nrails < 64 ? (1ull << c->nrails) - 1 : ~0ull)))
+		c->primary = 0;
 	return 0;
 }
 
@@ -476,6 +497,7 @@ R2CC_EXPORT int r2cc_conn_stats(struct r2cc_conn *c, struct r2cc_conn_stats *st,
 		rs = r->st;
 		rs.nic = r->nic;
 		rs.state = r->state == RAIL_FENCING ? R2CC_RAIL_DOWN : r->state;
+		rs.standby = !conn_rail_primary(c, i);
 		rs.weight = c->ctx->nics[r->nic].info.bandwidth_mbps;
 		r2cc_opts_out_n((char *)rails + (size_t)i * stride, stride, &rs,
 				sizeof(rs));

@@ -35,6 +35,7 @@ struct r2cc_conn {
 	struct r2cc_conn *next;		/* ctx->conns */
 	bool sender;
 	uint8_t state;			/* enum conn_state */
+	uint64_t primary;		/* sender: primary rails, 0 all */
 	int err;
 	uint64_t nonce;
 	uint32_t chunk_size;
@@ -69,6 +70,12 @@ struct r2cc_listener {
 	int fd;
 	uint64_t nonce;
 };
+
+/* Rail @i carries traffic while a primary is up (struct r2cc_conn_opts). */
+static inline bool conn_rail_primary(const struct r2cc_conn *c, int i)
+{
+	return !c->primary || (c->primary >> i & 1);
+}
 
 /* A connection over the control socket @fd (the simulator makes its own). */
 struct r2cc_conn *conn_new(struct r2cc_ctx *ctx, int fd, bool sender);

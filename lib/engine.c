@@ -191,18 +191,26 @@ static struct msg *next_chunk(struct r2cc_conn *c, uint32_t *chunk,
 	return NULL;
 }
 
-/* The up rail with room whose share of the bytes is furthest behind. */
+/*
+ * The up rail with room whose share of the bytes is furthest behind; a
+ * standby only while no primary is up (a full primary is waited for).
+ */
 static struct rail *pick_rail(struct r2cc_conn *c)
 {
 	struct rail *best = NULL;
+	bool primary_up = false;
 	int i;
 
+	for (i = 0; c->primary && i < c->nrails; i++)
+		if (c->rails[i].state == RAIL_UP && conn_rail_primary(c, i))
+			primary_up = true;
 	for (i = 0; i < c->nrails; i++) {
 		struct rail *r = &c->rails[i];
 
 		if (r->state != RAIL_UP ||
 		    r->outstanding >= (int)c->ctx->tune.rail_depth ||
-		    !rail_has_credit(r))
+		    !rail_has_credit(r) ||
+		    (primary_up && !conn_rail_primary(c, i)))
 			continue;
 		if (!best || r->vtime < best->vtime)
 			best = r;

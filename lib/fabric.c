@@ -134,6 +134,36 @@ static void describe(struct ibv_context *v, const char *dev, uint32_t port,
 	pick_gid(v, pa, info);
 }
 
+/*
+ * A list of NICs to keep is also their order: NIC i (rail i) is the i-th
+ * listed, so that an application (the NCCL plugin) can put a primary NIC
+ * first.  A stable insertion sort: at most R2CC_MAX_NICS of them.
+ */
+static void order_nics(struct r2cc_ctx *ctx, const struct r2cc_nic_sel *sel)
+{
+	int i, j;
+
+	for (i = 1; i < ctx->nnics; i++) {
+		struct r2cc_nic t = ctx->nics[i];
+		int rank = r2cc_nics_rank(sel, t.info.dev_name, t.info.port);
+
+		for (j = i; j > 0 &&
+		     r2cc_nics_rank(sel, ctx->nics[j - 1].info.dev_name,
+				    ctx->nics[j - 1].info.port) > rank; j--)
+			ctx->nics[j] = ctx->nics[j - 1];
+		ctx->nics[j] = t;
+	}
+	for (i = 0; i < ctx->nnics; i++) {
+		const struct r2cc_nic_info *in = &ctx->nics[i].info;
+
+		r2cc_log(ctx, R2CC_LOG_INFO,
+			 "NIC %d: %s:%u %s state %u %llu Mbit/s gid %d numa %d",
+			 i, in->dev_name, in->port, in->netdev, in->state,
+			 (unsigned long long)in->bandwidth_mbps,
+			 in->gid_index, in->numa_node);
+	}
+}
+
 int r2cc_fabric_discover(struct r2cc_ctx *ctx, const struct r2cc_nic_sel *sel)
 {
 	struct ibv_device **list;
@@ -180,12 +210,6 @@ int r2cc_fabric_discover(struct r2cc_ctx *ctx, const struct r2cc_nic_sel *sel)
 			nic->kmod_dev = -1;
 			nic->slot = -1;
 			used = 1;
-			r2cc_log(ctx, R2CC_LOG_INFO,
-				 "NIC %d: %s:%u %s state %u %llu Mbit/s gid %d numa %d",
-				 ctx->nnics - 1, dev, p, nic->info.netdev,
-				 nic->info.state,
-				 (unsigned long long)nic->info.bandwidth_mbps,
-				 nic->info.gid_index, nic->info.numa_node);
 		}
 		if (used)
 			ctx->devs[ctx->ndevs++] = v;
@@ -197,6 +221,7 @@ int r2cc_fabric_discover(struct r2cc_ctx *ctx, const struct r2cc_nic_sel *sel)
 		r2cc_log(ctx, R2CC_LOG_ERROR, "no usable NIC");
 		return -ENODEV;
 	}
+	order_nics(ctx, sel);
 	/* One protection domain per device: every MR and QP lives in it. */
 	for (d = 0; d < ctx->ndevs; d++) {
 		ctx->pds[d] = ibv_alloc_pd(ctx->devs[d]);

@@ -35,6 +35,9 @@ struct r2cc_nic_sel {
 int r2cc_nics_parse(const char *spec, struct r2cc_nic_sel *sel);
 bool r2cc_nics_match(const struct r2cc_nic_sel *sel, const char *dev,
 		     uint32_t port);
+/* Where a kept NIC comes in the list: its place in the order of use. */
+int r2cc_nics_rank(const struct r2cc_nic_sel *sel, const char *dev,
+		   uint32_t port);
 
 /* Transport options after defaults and the environment (ctx.c). */
 struct r2cc_tune {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
 /*
- * R2CC_NICS: which NICs a context uses.  "mlx5_0,mlx5_1:2" keeps those
- * (a device alone means all its ports); "^mlx5_3" keeps all but those.
+ * R2CC_NICS: which NICs a context uses.  "mlx5_0,mlx5_1:2" keeps those,
+ * in that order (a device alone means all its ports); "^mlx5_3" keeps all
+ * but those, in the order the system lists them.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -71,4 +72,18 @@ bool r2cc_nics_match(const struct r2cc_nic_sel *sel, const char *dev,
 		    (!sel->item[i].port || sel->item[i].port == port))
 			listed = true;
 	return sel->exclude ? !listed : listed;
+}
+
+int r2cc_nics_rank(const struct r2cc_nic_sel *sel, const char *dev,
+		   uint32_t port)
+{
+	int i;
+
+	if (sel->exclude)
+		return 0;
+	for (i = 0; i < sel->n; i++)
+		if (!strcmp(sel->item[i].dev, dev) &&
+		    (!sel->item[i].port || sel->item[i].port == port))
+			return i;
+	return 0;
 }

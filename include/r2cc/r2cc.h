@@ -245,7 +245,9 @@ int r2cc_mr_dereg(struct r2cc_mr *mr);
  * comms do).  It holds one RC QP per rail (local NIC i <-> the peer's NIC i)
  * plus a TCP control channel.  Nothing blocks: connect and accept return
  * at once, and r2cc_conn_ready() / r2cc_test() move things on.  A context
- * and everything made from it must be used by one thread at a time.
+ * and everything made from it may be used from several threads: calls on
+ * one context take turns on its lock (NCCL sets up connections on one
+ * thread while another moves data).
  */
 #define R2CC_HANDLE_SIZE 64
 
@@ -268,6 +270,34 @@ int r2cc_listener_close(struct r2cc_listener *listener);
  */
 int r2cc_connect(struct r2cc_ctx *ctx, const struct r2cc_handle *handle,
 		 struct r2cc_conn **conn);
+
+/* How a connection uses its rails (r2cc_connect_opts). */
+struct r2cc_conn_opts {
+	size_t size;		/* sizeof(struct r2cc_conn_opts), see the top */
+	/*
+	 * Bit i set: rail i (local NIC i <-> the peer's NIC i) is a primary.
+	 * Primaries carry the traffic, striped by bandwidth.  The other rails
+	 * are standbys: connected, with receives posted and memory registered
+	 * up front, but given a chunk only while no primary is up, so a
+	 * primary's failure moves its traffic to them without loss and its
+	 * failback hands it back.  0: every rail is a primary.
+	 */
+	uint64_t primary;
+	uint32_t flags;		/* must be 0 */
+	uint32_t reserved;	/* must be 0 */
+};
+
+/*
+ * r2cc_connect() with options (@opts may be NULL for the defaults).  Only
+ * the connecting side schedules, so only it takes them.  -EINVAL as
+ * r2cc_connect(), and for bits of @opts->primary at or past
+ * r2cc_nic_count() or flags set; -E2BIG for a newer struct with a field
+ * this library lacks set.  If the peer has fewer NICs and no primary rail
+ * is left, every rail is a primary.  Since R2CC_0.3.
+ */
+int r2cc_connect_opts(struct r2cc_ctx *ctx, const struct r2cc_handle *handle,
+		      const struct r2cc_conn_opts *opts,
+		      struct r2cc_conn **conn);
 
 /* Take the next incoming connection: 0 with *@conn, or -EAGAIN. */
 int r2cc_accept(struct r2cc_listener *listener, struct r2cc_conn **conn);
@@ -329,7 +359,8 @@ struct r2cc_rail_stats {
 	size_t size;		/* in: sizeof(); only rails[0]'s is read */
 	int32_t nic;		/* local NIC index */
 	uint8_t state;		/* enum r2cc_rail_state */
-	uint8_t reserved[3];
+	uint8_t standby;	/* 1: a standby rail (struct r2cc_conn_opts) */
+	uint8_t reserved[2];
 	uint64_t bytes;		/* payload bytes completed on this rail */
 	uint64_t chunks;
 	uint64_t failures;	/* times the rail was declared down */
