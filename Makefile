@@ -43,6 +43,10 @@ SONAME    := libr2cc.so.0
 LIBSO     := $(BUILD)/lib/libr2cc.so.$(VERSION)
 LIBA      := $(BUILD)/lib/libr2cc.a
 PCFILE    := $(BUILD)/lib/r2cc.pc
+# The NCCL net plugin, beside libr2cc (it finds it there: rpath $ORIGIN).
+NCCL_SRCS := $(wildcard lib/nccl/*.c)
+NCCL_OBJS := $(patsubst lib/nccl/%.c,$(BUILD)/lib/nccl/%.o,$(NCCL_SRCS))
+NCCL_SO   := $(BUILD)/lib/libnccl-net-r2cc.so
 TB_BINS   := $(BUILD)/tools/r2cc-tb-agent $(BUILD)/tools/r2cc-tb-hub
 PERF_SRCS := $(wildcard tools/perf/*.c)
 PERF_BIN  := $(BUILD)/tools/r2cc-perf
@@ -59,7 +63,7 @@ KTEST_BINS := $(patsubst tests/kmod/%.c,$(BUILD)/tests/kmod/%,$(KTEST_SRCS))
 
 all: lib tools unit ktests libtests sim xsim
 
-lib: $(LIBSO) $(LIBA) $(PCFILE)
+lib: $(LIBSO) $(LIBA) $(PCFILE) $(NCCL_SO)
 tools: $(TB_BINS) $(PERF_BIN)
 unit: $(UNIT_BINS)
 ktests: $(KTEST_BINS)
@@ -72,6 +76,15 @@ sim:
 $(BUILD)/lib/cuda.o $(BUILD)/asan/lib/cuda.o: CPPFLAGS += $(CUDA_CPPFLAGS)
 $(BUILD)/lib/%.o: lib/%.c $(wildcard lib/*.h include/r2cc/*.h) | $(BUILD)/lib
 	$(CC) $(ALL_CFLAGS) -fvisibility=hidden -c -o $@ $<
+
+$(BUILD)/lib/nccl/%.o: lib/nccl/%.c $(wildcard lib/nccl/*.h include/r2cc/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -fvisibility=hidden -c -o $@ $<
+
+$(NCCL_SO): $(NCCL_OBJS) lib/nccl/plugin.map $(LIBSO)
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,--version-script=lib/nccl/plugin.map \
+		-Wl,--no-undefined -Wl,-rpath,'$$ORIGIN' -o $@ $(NCCL_OBJS) \
+		-L$(BUILD)/lib -l:$(SONAME)
 
 $(LIBSO): $(LIB_OBJS) lib/libr2cc.map
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) \
@@ -198,6 +211,7 @@ install: lib
 	ln -sf libr2cc.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libr2cc.so
 	install -m 0644 $(LIBA) $(DESTDIR)$(LIBDIR)/
+	install -m 0755 $(NCCL_SO) $(DESTDIR)$(LIBDIR)/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 	    lib/r2cc.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/r2cc.pc
@@ -207,6 +221,7 @@ install: lib
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libr2cc.so* $(DESTDIR)$(LIBDIR)/libr2cc.a \
+	      $(DESTDIR)$(LIBDIR)/libnccl-net-r2cc.so \
 	      $(DESTDIR)$(LIBDIR)/pkgconfig/r2cc.pc \
 	      $(DESTDIR)$(INCLUDEDIR)/linux/r2cc.h \
 	      $(DESTDIR)$(UDEVDIR)/70-r2cc.rules
