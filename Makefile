@@ -54,6 +54,8 @@ UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 LIBTEST_SRCS := $(wildcard tests/libr2cc/*.c)
 LIBTEST_BINS := $(patsubst tests/libr2cc/%.c,$(BUILD)/tests/libr2cc/%,$(LIBTEST_SRCS))
+NCCLTEST_SRCS := $(wildcard tests/nccl/*.c)
+NCCLTEST_BINS := $(patsubst tests/nccl/%.c,$(BUILD)/tests/nccl/%,$(NCCLTEST_SRCS))
 KTEST_SRCS := $(wildcard tests/kmod/*.c)
 KTEST_BINS := $(patsubst tests/kmod/%.c,$(BUILD)/tests/kmod/%,$(KTEST_SRCS))
 
@@ -67,7 +69,7 @@ lib: $(LIBSO) $(LIBA) $(PCFILE) $(NCCL_SO)
 tools: $(TB_BINS) $(PERF_BIN)
 unit: $(UNIT_BINS)
 ktests: $(KTEST_BINS)
-libtests: $(LIBTEST_BINS)
+libtests: $(LIBTEST_BINS) $(NCCLTEST_BINS)
 
 # r2cc-sim has its own makefile (host-only C, libc + libm).
 sim:
@@ -119,6 +121,14 @@ $(BUILD)/tests/unit/%: tests/unit/%.c tests/lib/tap.h $(LIBA) $(LIBSO) | $(BUILD
 
 
 # Library tests the testbed runs in the nodes, against the shared library.
+# NCCL-shaped tests: they dlopen the plugin as NCCL does (and use
+# libr2cc's bootstrap to swap handles).
+$(BUILD)/tests/nccl/%: tests/nccl/%.c tests/lib/tap.h $(wildcard lib/nccl/*.h) $(LIBSO) $(NCCL_SO)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Itests/lib -Ilib/nccl -o $@.tmp $< -L$(BUILD)/lib -lr2cc \
+		-Wl,-rpath,$(BUILD)/lib -ldl -lpthread
+	mv -f $@.tmp $@
+
 $(BUILD)/tests/libr2cc/%: tests/libr2cc/%.c tests/lib/tap.h lib/wire.h $(LIBSO) | $(BUILD)/tests/libr2cc
 	$(CC) $(ALL_CFLAGS) -Itests/lib -Ilib -o $@.tmp $< -L$(BUILD)/lib -lr2cc \
 		-Wl,-rpath,$(BUILD)/lib
