@@ -44,6 +44,8 @@ LIBSO     := $(BUILD)/lib/libr2cc.so.$(VERSION)
 LIBA      := $(BUILD)/lib/libr2cc.a
 PCFILE    := $(BUILD)/lib/r2cc.pc
 # The NCCL net plugin, beside libr2cc (it finds it there: rpath $ORIGIN).
+# NCCL dlclose()s it after the last finalize; nodelete keeps it and
+# libr2cc mapped under libr2cc's reaper thread, which outlives them.
 NCCL_SRCS := $(wildcard lib/nccl/*.c)
 NCCL_OBJS := $(patsubst lib/nccl/%.c,$(BUILD)/lib/nccl/%.o,$(NCCL_SRCS))
 NCCL_SO   := $(BUILD)/lib/libnccl-net-r2cc.so
@@ -85,7 +87,8 @@ $(BUILD)/lib/nccl/%.o: lib/nccl/%.c $(wildcard lib/nccl/*.h include/r2cc/*.h)
 
 $(NCCL_SO): $(NCCL_OBJS) lib/nccl/plugin.map $(LIBSO)
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,--version-script=lib/nccl/plugin.map \
-		-Wl,--no-undefined -Wl,-rpath,'$$ORIGIN' -o $@ $(NCCL_OBJS) \
+		-Wl,--no-undefined -Wl,-rpath,'$$ORIGIN' -Wl,-z,nodelete \
+		-o $@ $(NCCL_OBJS) \
 		-L$(BUILD)/lib -l:$(SONAME)
 
 $(LIBSO): $(LIB_OBJS) lib/libr2cc.map

@@ -5,7 +5,7 @@
  * library NCCL_NET_PLUGIN names, and the structs passed through them.
  * Written from NCCL's documented layouts (src/include/plugin/net/net_v*.h,
  * nccl_common.h and nccl_device/net_device.h in NCCL's sources); the
- * names are ours.  tests/nccl/layout.c pins every offset.
+ * names are ours.  tests/unit/nccl_layout.c pins every offset.
  *
  * What changed between versions, as far as this plugin is concerned:
  *   v8 (NCCL 2.20)  int sizes on isend/irecv;

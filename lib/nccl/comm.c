@@ -386,18 +386,6 @@ nn_result_t nn_reg_mr_dmabuf(void *comm, void *data, size_t size, int type,
 	return NN_SUCCESS;
 }
 
-nn_result_t nn_dereg_mr(void *comm, void *mh)
-{
-	int ret;
-
-	if (!data_comm(comm) || !mh)
-		return NN_INVALID_ARGUMENT;
-	ret = r2cc_mr_dereg(mh);
-	if (ret)
-		NN_WARN("deregMr %p: %s", mh, strerror(-ret));
-	return nn_errno(ret);
-}
-
 static struct nn_req *req_take(struct nn_comm *c)
 {
 	struct nn_req *q;
@@ -420,6 +408,48 @@ static void req_put(struct nn_req *q)
 	c->free_head = (int)(q - c->reqs);
 }
 
+/* Requests of @c not yet tested to completion. */
+static bool req_busy(const struct nn_comm *c)
+{
+	int i;
+
+	for (i = 0; i < c->nreqs; i++)
+		if (c->reqs[i].comm)
+			return true;
+	return false;
+}
+
+/*
+ * NCCL's proxy deregisters a comm's buffers before it closes the comm, also
+ * after an abort with receives still posted into them: then the MR is busy
+ * with this comm's requests, so the connection is closed first (they fail
+ * and no rail can write into the buffer any more) and closeRecv or
+ * closeSend only frees what is left.
+ */
+nn_result_t nn_dereg_mr(void *comm, void *mh)
+{
+	struct nn_comm *c = data_comm(comm);
+	int i, ret;
+
+	if (!c || !mh)
+		return NN_INVALID_ARGUMENT;
+	ret = r2cc_mr_dereg(mh);
+	if (ret == -EBUSY && c->conn && req_busy(c)) {
+		NN_INFO("dev %d: deregMr with requests in flight: closing the %s comm's connection first",
+			c->dev, c->magic == MAGIC_SEND ? "send" : "recv");
+		look_rails(c, true);
+		r2cc_conn_close(c->conn);
+		c->conn = NULL;
+		for (i = 0; i < c->nreqs; i++)	/* freed with the connection */
+			if (c->reqs[i].comm)
+				req_put(&c->reqs[i]);
+		ret = r2cc_mr_dereg(mh);
+	}
+	if (ret)
+		NN_WARN("deregMr %p: %s", mh, strerror(-ret));
+	return nn_errno(ret);
+}
+
 nn_result_t nn_isend(void *comm, void *data, size_t size, int tag, void *mh,
 		     void **request)
 {
@@ -429,7 +459,8 @@ nn_result_t nn_isend(void *comm, void *data, size_t size, int tag, void *mh,
 
 	if (request)
 		*request = NULL;
-	if (!c || c->magic != MAGIC_SEND || !request || size > INT32_MAX)
+	if (!c || c->magic != MAGIC_SEND || !request || size > INT32_MAX ||
+	    !c->conn)
 		return NN_INVALID_ARGUMENT;
 	q = req_take(c);
 	if (!q)
@@ -460,7 +491,8 @@ nn_result_t nn_irecv(void *comm, int n, void **data, const size_t *sizes,
 	if (request)
 		*request = NULL;
 	if (!c || c->magic != MAGIC_RECV || !request || n < 1 ||
-	    n > R2CC_MAX_RECVS || !data || !sizes || !tags || !mhs)
+	    n > R2CC_MAX_RECVS || !data || !sizes || !tags || !mhs ||
+	    !c->conn)
 		return NN_INVALID_ARGUMENT;
 	for (i = 0; i < n; i++)
 		utags[i] = (uint32_t)tags[i];

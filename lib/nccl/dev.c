@@ -140,22 +140,35 @@ static struct r2cc_ctx *ctx_for(const char *nics)
 	return ctx;
 }
 
-/* NCCL's topology wants the PCI function's /sys path, resolved. */
+/*
+ * NCCL's topology wants the PCI function's /sys path, resolved: the RDMA
+ * device's parent, else its netdev's, else the PCI address's.  Each try
+ * resolves into its own buffer, as realpath() leaves a partial path behind
+ * when it fails.
+ */
 static void find_pci_path(int i)
 {
 	const struct r2cc_nic_info *in = &phys[i];
-	char p[PATH_MAX];
+	char p[PATH_MAX], r[PATH_MAX];
+	int k;
 
-	snprintf(p, sizeof(p), "/sys/class/infiniband/%s/device", in->dev_name);
-	if (!realpath(p, pci_path[i]) && in->netdev[0]) {
-		snprintf(p, sizeof(p), "/sys/class/net/%s/device", in->netdev);
-		if (realpath(p, pci_path[i]))
+	pci_path[i][0] = '\0';
+	for (k = 0; k < 3; k++) {
+		if (k == 0)
+			snprintf(p, sizeof(p), "/sys/class/infiniband/%s/device",
+				 in->dev_name);
+		else if (k == 1 && in->netdev[0])
+			snprintf(p, sizeof(p), "/sys/class/net/%s/device",
+				 in->netdev);
+		else if (k == 2 && in->pci_addr[0])
+			snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s",
+				 in->pci_addr);
+		else
+			continue;
+		if (realpath(p, r)) {
+			memcpy(pci_path[i], r, sizeof(r));
 			return;
-	}
-	if (!pci_path[i][0] && in->pci_addr[0]) {
-		snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s", in->pci_addr);
-		if (!realpath(p, pci_path[i]))
-			pci_path[i][0] = '\0';
+		}
 	}
 }
 
