@@ -105,6 +105,7 @@ struct fport {
 #define MAX_MRS	256
 
 static struct fv_hooks hooks;
+void (*fv_on_write_posted)(int node, int nic);
 static struct fport ports[XS_NODES][XS_MAX_RAILS];
 static bool link_up[XS_MAX_RAILS];
 static struct fqp *qps[MAX_QPS];
@@ -233,6 +234,9 @@ static int raw_fv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		w->raddr = wr->wr.rdma.remote_addr;
 		w->rkey = wr->wr.rdma.rkey;
 		q->sq_post++;
+		if (fv_on_write_posted &&
+		    w->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
+			fv_on_write_posted(q->node, q->nic);
 		if (q->state == FQ_ERR)
 			flush_one_send(q, IBV_WC_WR_FLUSH_ERR);
 	}

@@ -40,8 +40,12 @@
 #define POISON_RX	0xdd
 #define POISON_TX	0xee
 #define CTRL_BOUND	(8u << 20)
+#define SB_GIVE_UP_NS	(10ull * 1000000000)	/* a script step at most */
 
 enum { RS_FREE, RS_POSTED };
+
+/* Where the standby script is (world.h has the phases it reports). */
+enum { SB_PRIMARY, SB_ONE_LEFT, SB_STANDBY, SB_BACK, SB_WINDOW, SB_DONE };
 
 struct rreq {
 	struct r2cc_req *q;
@@ -95,6 +99,14 @@ static struct {
 	int frozen;			/* fuzzing: this node runs no more */
 	uint64_t t0;			/* when the run began */
 	bool pause_seen;
+	/* the standby script */
+	struct {
+		int step;		/* SB_* */
+		uint64_t cut;		/* primaries cut, not yet restored */
+		bool noticed;		/* the sender saw them go */
+		uint64_t mark[XS_MAX_RAILS];	/* chunks when it began */
+		uint64_t since;		/* when it began */
+	} sb;
 } W;
 
 static uint8_t *sbuf, *rbuf;	/* kept across runs */
@@ -290,6 +302,31 @@ static void on_write_hook(int node, uint64_t addr, uint32_t len)
 static void on_violation(const char *what)
 {
 	fail("verbs model: %s", what);
+}
+
+/*
+ * The sender queues a chunk on rail @nic (rail i is NIC i here).  Checked
+ * as the scheduler chose it, since a step can both fail a primary and
+ * post: a standby may be given a chunk only while no primary is up.  The
+ * primaries are the world's (cfg), not the library's idea of them.
+ */
+static void on_write_posted(int node, int nic)
+{
+	const struct r2cc_conn *c = W.conn[0];
+	uint64_t primary = W.cfg->primary;
+	int i;
+
+	if (node != 0 || !c)
+		return;
+	xs_stats.sb_chunks[nic]++;
+	if (!primary || primary >> nic & 1)
+		return;
+	for (i = 0; i < c->nrails; i++)
+		if (primary >> i & 1 && c->rails[i].state == RAIL_UP) {
+			fail("a chunk on standby rail %d while primary rail %d is up",
+			     nic, i);
+			return;
+		}
 }
 
 /* ------------------------------------------------------------ contexts */
@@ -708,6 +745,202 @@ static void heal(void)
 	W.enomem_armed = false;
 }
 
+/* ------------------------------------------------------------ standbys */
+
+static uint64_t sb_rails(void)
+{
+	return (1ull << W.cfg->nrails) - 1;
+}
+
+/* Every rail in @mask is up (or, !@up, none is) at the sender. */
+static bool sb_state(uint64_t mask, bool up)
+{
+	const struct r2cc_conn *c = W.conn[0];
+	int i;
+
+	for (i = 0; i < c->nrails; i++)
+		if (mask >> i & 1 && (c->rails[i].state == RAIL_UP) != up)
+			return false;
+	return true;
+}
+
+/* Chunks posted on the rails in @mask since the script's step began. */
+static uint64_t sb_since(uint64_t mask)
+{
+	uint64_t n = 0;
+	int i;
+
+	for (i = 0; i < W.cfg->nrails; i++)
+		if (mask >> i & 1)
+			n += xs_stats.sb_chunks[i] - W.sb.mark[i];
+	return n;
+}
+
+/* Every rail in @mask carried at least one chunk since the step began. */
+static bool sb_each(uint64_t mask)
+{
+	int i;
+
+	for (i = 0; i < W.cfg->nrails; i++)
+		if (mask >> i & 1 && xs_stats.sb_chunks[i] == W.sb.mark[i])
+			return false;
+	return true;
+}
+
+static void sb_goto(int step)
+{
+	W.sb.step = step;
+	W.sb.noticed = false;
+	W.sb.since = xs_now;
+	memcpy(W.sb.mark, xs_stats.sb_chunks, sizeof(W.sb.mark));
+}
+
+static void sb_reach(enum xs_sb_phase p)
+{
+	uint64_t n = 0;
+	int i;
+
+	for (i = 0; i < XS_MAX_RAILS; i++)
+		n += xs_stats.sb_chunks[i];
+	xs_stats.sb_reached |= 1u << p;
+	trace("standby: phase %d reached, %llu chunks posted so far", p,
+	      (unsigned long long)n);
+}
+
+/* Fail the lowest primary still up: its traffic moves on. */
+static void sb_cut_next(uint64_t left)
+{
+	int k = __builtin_ctzll(left);
+
+	cut(k, W.cfg->sb_quiet);
+	W.sb.cut |= 1ull << k;
+	sb_goto(left & (left - 1) ? SB_ONE_LEFT : SB_STANDBY);
+}
+
+static void sb_restore(void)
+{
+	int k;
+
+	for (k = 0; k < W.cfg->nrails; k++)
+		if (W.sb.cut >> k & 1)
+			restore(k);
+	W.sb.cut = 0;
+}
+
+/*
+ * The standby script, after every step.  Each phase counts only chunks
+ * posted after it began, and one that failed a rail begins again once the
+ * sender saw the rail go (until then a black hole still takes chunks).
+ */
+static void standby_script(void)
+{
+	const struct r2cc_conn *c = W.conn[0];
+	uint64_t all = sb_rails(), prim = W.cfg->primary & all;
+	uint64_t standby = all & ~prim, left = prim & ~W.sb.cut;
+	uint64_t n = (uint64_t)W.cfg->sb_chunks;
+	int i;
+
+	if (W.sb.step == SB_DONE || c->state != CONN_READY)
+		return;
+	if (xs_now - W.sb.since > SB_GIVE_UP_NS) {
+		trace("standby: step %d gave up", W.sb.step);
+		sb_restore();
+		sb_goto(SB_DONE);
+		return;
+	}
+	if ((W.sb.step == SB_ONE_LEFT || W.sb.step == SB_STANDBY) &&
+	    !W.sb.noticed) {
+		if (!sb_state(W.sb.cut, false))
+			return;
+		sb_goto(W.sb.step);
+		W.sb.noticed = true;
+	}
+	switch (W.sb.step) {
+	case SB_PRIMARY:
+		/* Standbys up all along, yet idle: the library agrees. */
+		if (!sb_state(all, true) || !sb_each(prim) ||
+		    sb_since(prim & -prim) < n)
+			return;
+		if (sb_since(standby))
+			return;
+		for (i = 0; i < c->nrails; i++)
+			if (standby >> i & 1 &&
+			    (c->rails[i].st.chunks || c->rails[i].st.bytes))
+				fail("standby rail %d: chunks done before any failure",
+				     i);
+		sb_reach(XS_SB_PRIMARY);
+		sb_cut_next(left);
+		break;
+	case SB_ONE_LEFT:
+		if (!sb_state(left, true) || sb_since(left) < n ||
+		    sb_since(standby))
+			return;
+		sb_reach(XS_SB_ONE_LEFT);
+		sb_cut_next(left);
+		break;
+	case SB_STANDBY:
+		if (sb_since(standby) < n || !sb_each(standby))
+			return;
+		sb_reach(XS_SB_FAILOVER);
+		sb_restore();
+		sb_goto(SB_BACK);
+		break;
+	case SB_BACK:
+		if (sb_state(prim, true))
+			sb_goto(SB_WINDOW);
+		break;
+	case SB_WINDOW:
+		/* Every primary back for a window: nothing on a standby. */
+		if (!sb_state(prim, true) || sb_since(standby)) {
+			sb_goto(SB_BACK);
+			break;
+		}
+		if (sb_since(prim) >= 2 * n) {
+			sb_reach(XS_SB_FAILBACK);
+			sb_goto(SB_DONE);
+		}
+		break;
+	}
+}
+
+/* The script keeps rails cut: the world's heal must wait for it. */
+static bool sb_holds(void)
+{
+	return W.cfg->primary && W.sb.step < SB_BACK;
+}
+
+/* What the library reports of its standbys, at the end of a run. */
+static void sb_check_stats(void)
+{
+	struct r2cc_conn_stats cs = { .size = sizeof(cs) };
+	struct r2cc_rail_stats rs[XS_MAX_RAILS] = { { .size = sizeof(rs[0]) } };
+	int n = r2cc_conn_stats(W.conn[0], &cs, rs, XS_MAX_RAILS), i;
+
+	if (n != W.cfg->nrails) {
+		fail("r2cc_conn_stats: %d rails, not %d", n, W.cfg->nrails);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		bool standby = !(W.cfg->primary >> i & 1);
+
+		if (rs[i].standby != standby)
+			fail("rail %d reported as %s", i,
+			     rs[i].standby ? "a standby" : "a primary");
+		if (rs[i].chunks > xs_stats.sb_chunks[i])
+			fail("rail %d: %llu chunks done, %llu posted", i,
+			     (unsigned long long)rs[i].chunks,
+			     (unsigned long long)xs_stats.sb_chunks[i]);
+		if (standby && xs_stats.sb_reached >> XS_SB_FAILOVER & 1 &&
+		    !rs[i].chunks)
+			fail("standby rail %d completed no chunk of the failover",
+			     i);
+	}
+	/* A standby was up throughout: TCP never had to carry anything. */
+	if (cs.tcp_bytes)
+		fail("%llu bytes over TCP with a standby up",
+		     (unsigned long long)cs.tcp_bytes);
+}
+
 /* ------------------------------------------------------------ steps */
 
 static void hw_step(void)
@@ -853,6 +1086,7 @@ static int setup(const struct xs_config *cfg)
 
 	if (!once) {
 		fv_init(&hooks);
+		fv_on_write_posted = on_write_posted;
 		r2cc_reap_inline = true;	/* one thread, deterministic */
 		once = true;
 	}
@@ -900,6 +1134,9 @@ static int setup(const struct xs_config *cfg)
 	xs_fds[1] = sv[1];
 	W.conn[0] = conn_new(W.ctx[0], sv[0], true);
 	W.conn[1] = conn_new(W.ctx[1], sv[1], false);
+	/* r2cc_connect_opts() sets it there; only the sender schedules. */
+	W.conn[0]->primary = cfg->primary;
+	W.sb.since = xs_now;
 	W.conn[0]->nonce = W.conn[1]->nonce = 0x1234567 | 1;
 	W.conn[0]->state = CONN_TCP;
 	W.conn[1]->state = CONN_HELLO;
@@ -977,9 +1214,9 @@ int xs_run(const struct xs_config *cfg)
 			restore_done = true;
 		}
 
-		if (steps == PHASE1_STEPS ||
-		    (!heal_at && W.next_serial >= cfg->nmsgs &&
-		     (!cfg->cut_all_ns || cut_done))) {
+		if ((steps == PHASE1_STEPS ||
+		     (!heal_at && W.next_serial >= cfg->nmsgs &&
+		      (!cfg->cut_all_ns || cut_done))) && !sb_holds()) {
 			heal();
 			heal_at = xs_now;
 			trace("heal: every rail restored");
@@ -988,6 +1225,8 @@ int xs_run(const struct xs_config *cfg)
 		steps++;
 		if (!W.failed)
 			check_bounds();
+		if (!W.failed && cfg->primary)
+			standby_script();
 		if (W.conn[0]->state == CONN_READY &&
 		    W.conn[1]->state == CONN_READY && finished())
 			break;
@@ -1018,6 +1257,8 @@ int xs_run(const struct xs_config *cfg)
 		heal();
 		settle_rails();
 	}
+	if (!W.failed && !W.conn_lost && cfg->primary)
+		sb_check_stats();
 	xs_stats.enomem_fired = W.enomem_fired;
 	xs_stats.conn_lost = W.conn_lost;
 	if (W.conn[0] && W.conn[1])

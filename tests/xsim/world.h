@@ -53,6 +53,23 @@ struct xs_config {
 	uint64_t rx_pause_ns;		/* the receiver stops this long, */
 	uint64_t rx_pause_at;		/* from this far in */
 	bool small_ticks;		/* no clock jumps past 100 us */
+	uint64_t primary;		/* the sender's primaries, 0: all */
+	int sb_chunks;			/* the standby script, see below */
+	bool sb_quiet;			/* it fails them as black holes */
+};
+
+/*
+ * The standby script (cfg->primary set): the world fails the primary
+ * rails one at a time, lowest first, each once it carried cfg->sb_chunks
+ * chunks, and restores them all once the standbys carried as many; the
+ * phases a run reached are bits of xs_stats.sb_reached.
+ */
+enum xs_sb_phase {
+	XS_SB_PRIMARY,		/* primaries carried, standbys up, idle */
+	XS_SB_ONE_LEFT,		/* one primary failed, the others carried */
+	XS_SB_FAILOVER,		/* every primary failed, standbys carried */
+	XS_SB_FAILBACK,		/* primaries back: a window all on them */
+	XS_SB_PHASES
 };
 
 /* What a run did, for the scripted cases to check. */
@@ -65,6 +82,8 @@ struct xs_stats {
 	bool enomem_fired, conn_lost;
 	uint64_t failovers;		/* both ends */
 	int sends_open_in_pause;	/* sends open when the pause ended */
+	unsigned sb_reached;		/* 1 << enum xs_sb_phase */
+	uint64_t sb_chunks[XS_MAX_RAILS];	/* chunks posted per rail */
 };
 
 extern struct xs_stats xs_stats;

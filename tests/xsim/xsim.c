@@ -32,6 +32,10 @@ static void describe(const struct xs_config *c)
 	       c->nrails, c->ib ? "IB" : "RoCE", c->fallback ? "tcp" : "none",
 	       c->rail_depth, c->nmsgs, c->max_chunks, c->send_window,
 	       c->max_group, c->faults, c->enomem ? ", ENOMEM" : "");
+	if (c->primary)
+		printf("#   primary rails %#llx, failed as %s\n",
+		       (unsigned long long)c->primary,
+		       c->sb_quiet ? "black holes" : "loud cuts");
 }
 
 /*
@@ -46,6 +50,18 @@ struct xs_case {
 	bool (*reached)(void);
 	/* What else must hold after each run: NULL, or what did not. */
 	const char *(*check)(void);
+	/*
+	 * Phases (1 << enum xs_sb_phase) every seed must reach, counted one
+	 * by one; 0: @reached, by at least one seed.
+	 */
+	unsigned phases;
+};
+
+static const char *const phase_names[XS_SB_PHASES] = {
+	[XS_SB_PRIMARY] = "primaries only",
+	[XS_SB_ONE_LEFT] = "one primary down",
+	[XS_SB_FAILOVER] = "failover to standbys",
+	[XS_SB_FAILBACK] = "failback to primaries",
 };
 
 /* 32 grouped receives fill every slot; a later group finishes first. */
@@ -154,14 +170,48 @@ static const char *no_failover(void)
 	return xs_stats.failovers ? "a slow consumer failed a rail over" : NULL;
 }
 
+/*
+ * Three rails, rail 0 the only primary (two, with @primary 0b011): the
+ * world fails the primaries in turn mid-stream, a loud cut or a black
+ * hole by seed, and restores them once the standbys carried the stream.
+ */
+static void shape_standby_mask(struct xs_config *c, uint64_t primary)
+{
+	c->nrails = 3;
+	c->fallback = true;	/* so any failed request is a violation */
+	c->faults = 0;
+	c->enomem = false;
+	c->fail_rtr_node = -1;
+	c->nmsgs = 1000;
+	c->small_ticks = true;	/* a stall is a fault, not a clock jump */
+	c->primary = primary;
+	c->sb_chunks = 32;
+	c->sb_quiet = c->seed & 1;
+}
+
+static void shape_standby(struct xs_config *c)
+{
+	shape_standby_mask(c, 0x1);
+}
+
+static void shape_standby_two(struct xs_config *c)
+{
+	shape_standby_mask(c, 0x3);
+}
+
 static const struct xs_case cases[] = {
-	{ "slot-reuse", shape_slot_reuse, slot_busy, NULL },
-	{ "no-rail-left", shape_no_rail, enetdown, NULL },
-	{ "fence-parts", shape_fence_parts, fence_split, NULL },
-	{ "lost-ctrl", shape_lost_ctrl, enomem_fired, NULL },
-	{ "gpu-no-fallback", shape_gpu_fallback, enetdown, NULL },
-	{ "ib-rail-starts-down", shape_ib_start_down, NULL, NULL },
-	{ "slow-consumer", shape_slow_consumer, sends_waited, no_failover },
+	{ "slot-reuse", shape_slot_reuse, slot_busy, NULL, 0 },
+	{ "no-rail-left", shape_no_rail, enetdown, NULL, 0 },
+	{ "fence-parts", shape_fence_parts, fence_split, NULL, 0 },
+	{ "lost-ctrl", shape_lost_ctrl, enomem_fired, NULL, 0 },
+	{ "gpu-no-fallback", shape_gpu_fallback, enetdown, NULL, 0 },
+	{ "ib-rail-starts-down", shape_ib_start_down, NULL, NULL, 0 },
+	{ "slow-consumer", shape_slow_consumer, sends_waited, no_failover, 0 },
+	{ "standby", shape_standby, NULL, NULL,
+	  1u << XS_SB_PRIMARY | 1u << XS_SB_FAILOVER | 1u << XS_SB_FAILBACK },
+	{ "standby-two", shape_standby_two, NULL, NULL,
+	  1u << XS_SB_PRIMARY | 1u << XS_SB_ONE_LEFT | 1u << XS_SB_FAILOVER |
+	  1u << XS_SB_FAILBACK },
 };
 
 #define NCASES	(int)(sizeof(cases) / sizeof(cases[0]))
@@ -171,7 +221,7 @@ static int run_case(int i, const char *argv0)
 {
 	const struct xs_case *k = &cases[i];
 	const char *why = NULL;
-	int reached = 0;
+	int reached = 0, in_phase[XS_SB_PHASES] = { 0 }, p;
 	uint64_t s;
 
 	for (s = 1; s <= CASE_SEEDS && !why; s++) {
@@ -183,8 +233,18 @@ static int run_case(int i, const char *argv0)
 			why = xs_why;
 		else if (k->check && k->check())
 			why = k->check();
-		else if (!k->reached || k->reached())
+		else if (k->phases) {
+			for (p = 0; p < XS_SB_PHASES; p++)
+				in_phase[p] += xs_stats.sb_reached >> p & 1;
+			if ((xs_stats.sb_reached & k->phases) == k->phases)
+				reached++;
+			else
+				printf("#   case %s, seed %llu: a phase not reached (R2CC_SIM_SEED=%llu %s -c %s)\n",
+				       k->name, (unsigned long long)s,
+				       (unsigned long long)s, argv0, k->name);
+		} else if (!k->reached || k->reached()) {
 			reached++;
+		}
 	}
 	if (why) {
 		printf("not ok %d - case %s, seed %llu: %s\n", i + 2, k->name,
@@ -192,6 +252,17 @@ static int run_case(int i, const char *argv0)
 		printf("#   replay: R2CC_SIM_SEED=%llu %s -c %s\n",
 		       (unsigned long long)(s - 1), argv0, k->name);
 		return 1;
+	}
+	if (k->phases) {
+		for (p = 0; p < XS_SB_PHASES; p++)
+			if (k->phases >> p & 1)
+				printf("#   case %s: %d of %d seeds reached phase '%s'\n",
+				       k->name, in_phase[p], CASE_SEEDS,
+				       phase_names[p]);
+		printf("%sok %d - case %s: %d seeds, %d reached every phase\n",
+		       reached == CASE_SEEDS ? "" : "not ", i + 2, k->name,
+		       CASE_SEEDS, reached);
+		return reached != CASE_SEEDS;
 	}
 	printf("%sok %d - case %s: %d seeds, %d reached the scenario\n",
 	       reached ? "" : "not ", i + 2, k->name, CASE_SEEDS, reached);
@@ -213,6 +284,7 @@ static int replay(uint64_t seed, const struct xs_case *k)
 {
 	struct xs_config c;
 	const char *why = NULL;
+	int i;
 
 	xs_config_draw(&c, seed);
 	if (k)
@@ -226,6 +298,10 @@ static int replay(uint64_t seed, const struct xs_case *k)
 		why = k->check();
 	if (!why && k && k->reached && !k->reached())
 		printf("# the run did not reach case %s\n", k->name);
+	for (i = 0; !why && k && i < XS_SB_PHASES; i++)
+		if (k->phases >> i & 1)
+			printf("# phase '%s' %sreached\n", phase_names[i],
+			       xs_stats.sb_reached >> i & 1 ? "" : "not ");
 	printf("%sok 1 - seed %#llx%s%s\n", why ? "not " : "",
 	       (unsigned long long)seed, why ? ": " : "", why ? why : "");
 	return !!why;
