@@ -16,6 +16,9 @@
  *
  *   harness [--versions 12,11,10,9,8] [--dev D] [--iters N]
  *           [--max-size BYTES] [--channels C] [--ticks]
+ *
+ * A version "direct" runs the same traffic straight on libr2cc instead of
+ * the plugin (direct.h), for the benchmark's side-by-side runs.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -23,6 +26,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +36,7 @@
 #include <r2cc/bootstrap.h>
 
 #include "abi.h"
+#include "direct.h"
 
 #define MAX_CHAN	4
 #define INFLIGHT	NN_MAX_REQUESTS
@@ -75,7 +80,8 @@ static void logger(enum nn_log_level level, unsigned long flags,
 
 /* ------------------------------------------------ one table, any version */
 
-static int ver;
+static int ver;				/* the table's shape */
+static bool direct;			/* direct.h, not the plugin */
 static const void *tab;
 static void *nctx;			/* v11+: init's context */
 
@@ -551,8 +557,9 @@ static void *progress(void *arg)
 		}
 		if (ticks && now_s() - last >= 1) {
 			last = now_s();
-			printf("tick: rank %d received %llu msgs\n", rank,
-			       (unsigned long long)ch[0].msgs);
+			printf("tick: rank %d received %llu msgs %llu bytes\n",
+			       rank, (unsigned long long)ch[0].msgs,
+			       (unsigned long long)ch[0].bytes);
 			fflush(stdout);
 		}
 	} while (busy && !atomic_load(&progress_done));
@@ -604,6 +611,8 @@ static int teardown(void)
 		free(h->rf.base);
 		free(h->scratch);
 	}
+	if (direct)
+		direct_done();
 	if (ver >= 11 && nctx) {
 		if ((ver == 11 ? T(11)->finalize(nctx) : T(12)->finalize(nctx)))
 			FAIL("finalize");
@@ -620,9 +629,10 @@ static int run_version(void *lib, int v)
 	double t0, t;
 	int c;
 
+	direct = !v;
 	snprintf(sym, sizeof(sym), "ncclNetPlugin_v%d", v);
-	tab = dlsym(lib, sym);
-	ver = v;
+	tab = direct ? &direct_table : dlsym(lib, sym);
+	ver = direct ? 9 : v;
 	if (!tab) {
 		FAIL("%s not exported", sym);
 		return 1;
@@ -659,8 +669,9 @@ static int run_version(void *lib, int v)
 	if (r2cc_boot_barrier(boot))
 		FAIL("barrier after the stream");
 	teardown();
-	printf("harness-result: version=%d rank=%d msgs=%llu bytes=%llu bad=%llu errors=%d null_reqs=%llu reg_cycles=%llu secs=%.2f MBps=%.1f\n",
-	       v, rank, (unsigned long long)msgs, (unsigned long long)bytes,
+	printf("harness-result: version=%s rank=%d msgs=%llu bytes=%llu bad=%llu errors=%d null_reqs=%llu reg_cycles=%llu secs=%.2f MBps=%.1f\n",
+	       direct ? "direct" : sym + strlen("ncclNetPlugin_v"), rank,
+	       (unsigned long long)msgs, (unsigned long long)bytes,
 	       (unsigned long long)bad, errors, (unsigned long long)nulls,
 	       (unsigned long long)reg_cycles, t, bytes / t / 1e6);
 	fflush(stdout);
@@ -717,9 +728,9 @@ int main(int argc, char **argv)
 	list = strdup(versions);
 	for (tok = strtok_r(list, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		int v = atoi(tok);
+		int v = strcmp(tok, "direct") ? atoi(tok) : 0;
 
-		if (v < 8 || v > 12) {
+		if (v && (v < 8 || v > 12)) {
 			fprintf(stderr, "harness: no version %s\n", tok);
 			return 2;
 		}
