@@ -431,9 +431,14 @@ int rail_probe_done(struct r2cc_conn *c, struct rail *r, bool ok)
 		return 0;
 	if (!ok)
 		return rail_fail(c, r, "probe failed");
-	/* Join the schedule level with the others, not behind them. */
+	/*
+	 * Join the schedule level of the others of its kind (primaries or
+	 * standbys), not behind them: an idle standby's level is frozen.
+	 */
 	for (i = 0; i < c->nrails; i++)
-		if (c->rails[i].state == RAIL_UP && c->rails[i].vtime < vmin)
+		if (c->rails[i].state == RAIL_UP && c->rails[i].vtime < vmin &&
+		    conn_rail_primary(c, i) ==
+		    conn_rail_primary(c, (int)(r - c->rails)))
 			vmin = c->rails[i].vtime;
 	r->vtime = vmin == UINT64_MAX ? 0 : vmin;
 	r->state = RAIL_UP;

@@ -359,7 +359,7 @@ struct r2cc_rail_stats {
 	size_t size;		/* in: sizeof(); only rails[0]'s is read */
 	int32_t nic;		/* local NIC index */
 	uint8_t state;		/* enum r2cc_rail_state */
-	uint8_t standby;	/* 1: a standby rail (struct r2cc_conn_opts) */
+	uint8_t standby;	/* 1: a standby (r2cc_conn_opts; sender only) */
 	uint8_t reserved[2];
 	uint64_t bytes;		/* payload bytes completed on this rail */
 	uint64_t chunks;
