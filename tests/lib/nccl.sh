@@ -6,7 +6,8 @@
 HARNESS=$R2CC_BUILD/tests/nccl/harness
 
 # nccl_start NODES "ENV..." ARGS...: the harness on node0..NODES-1, in the
-# background; the control channel on ctl0.  The stall detector gets 500 ms
+# background; the control channel on ctl0 ($NC_IFENV, default
+# R2CC_SOCKET_IFNAME=ctl0, says how).  The stall detector gets 500 ms
 # (TCG stalls a lone rail's completions for 100 ms and more), so that a
 # healthy primary is not failed over by the emulator's jitter.
 nccl_start() {
@@ -19,7 +20,8 @@ nccl_start() {
 		# shellcheck disable=SC2086
 		TB_TIMEOUT=${NC_TIMEOUT:-400} tb_exec "node$i" env \
 			R2CC_ROOT=198.19.1.1:$port WORLD_SIZE="$n" RANK=$i \
-			R2CC_SOCKET_IFNAME=ctl0 LD_LIBRARY_PATH="$R2CC_BUILD/lib" \
+			"${NC_IFENV:-R2CC_SOCKET_IFNAME=ctl0}" \
+			LD_LIBRARY_PATH="$R2CC_BUILD/lib" \
 			NCCL_DEBUG=INFO R2CC_STALL_MS=500 $env \
 			"$HARNESS" "$@" >"$NC_DIR/$i.log" 2>&1 &
 		NC_PIDS[i]=$!

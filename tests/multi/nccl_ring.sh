@@ -34,5 +34,14 @@ for r in 1 2; do
 done
 diag "$(grep -h '^harness-result' "$NC_DIR"/*.log)"
 [ $_tap_failed = 0 ] && nccl_cleanup || diag "logs kept in $NC_DIR"
+# R2CC_NCCL_STANDBY=1: each connection has its primary and one standby.
+nccl_start 4 "R2CC_NCCL_STANDBY=1" --versions 11 --iters 20 \
+	--max-size 1048576
+nccl_wait
+nccl_ok "one standby per connection" 11
+ok "$(grep -q 'device 0 (rxe0:1): rails rxe0:1,rxe1:1, ' "$NC_DIR/0.log" &&
+	! grep -q 'connected: 3 rails' "$NC_DIR/0.log" && echo 1)" \
+	"R2CC_NCCL_STANDBY=1: two rails per connection, not three"
+nccl_cleanup
 run_ok "rmmod r2cc on node0" kmod_unload node0
 tb_finish

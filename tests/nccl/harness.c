@@ -401,7 +401,7 @@ static int setup(void)
 static void post_sends(struct chan *h, int c)
 {
 	while (h->sk < iters && h->sq_len < INFLIGHT * GROUP) {
-		int n = group_of(h->sk), j, t;
+		int n = group_of(h->sk), j, t, r;
 		struct sreq *s = &h->sq[(h->sq_head + h->sq_len) %
 					(INFLIGHT * GROUP)];
 		uint8_t *p;
@@ -424,9 +424,11 @@ static void post_sends(struct chan *h, int c)
 		if (!p)
 			return;
 		fill(p, s->size, seed_of(rank, c, h->sk, j));
-		if (d_isend(h->scomm, p, s->size, 1000 * j + rank, h->smr,
-			    &s->req)) {
-			FAIL("isend ch %d req %d msg %d", c, h->sk, j);
+		r = d_isend(h->scomm, p, s->size, 1000 * j + rank, h->smr,
+			    &s->req);
+		if (r) {
+			FAIL("isend ch %d req %d msg %d: nccl result %d", c,
+			     h->sk, j, r);
 			atomic_store(&progress_done, 1);
 			return;
 		}
@@ -445,7 +447,7 @@ static void post_sends(struct chan *h, int c)
 
 static void post_recvs(struct chan *h, int c)
 {
-	int prev = (rank + nranks - 1) % nranks;
+	int prev = (rank + nranks - 1) % nranks, r;
 
 	while (h->rk < iters && h->rq_len < INFLIGHT) {
 		struct rreq *q = &h->rq[(h->rq_head + h->rq_len) % INFLIGHT];
@@ -470,8 +472,9 @@ static void post_recvs(struct chan *h, int c)
 			q->tag[j] = 1000 * j + prev;
 			at += (len[j] + 63) & ~(size_t)63;
 		}
-		if (d_irecv(h->rcomm, q->n, data, len, q->tag, mhs, &q->req)) {
-			FAIL("irecv ch %d req %d", c, q->k);
+		r = d_irecv(h->rcomm, q->n, data, len, q->tag, mhs, &q->req);
+		if (r) {
+			FAIL("irecv ch %d req %d: nccl result %d", c, q->k, r);
 			atomic_store(&progress_done, 1);
 			return;
 		}
@@ -487,14 +490,15 @@ static void post_recvs(struct chan *h, int c)
 
 static void test_oldest(struct chan *h, int c)
 {
-	int prev = (rank + nranks - 1) % nranks, done, j, sizes[GROUP];
+	int prev = (rank + nranks - 1) % nranks, done, j, r, sizes[GROUP];
 
 	while (h->sq_len) {
 		struct sreq *s = &h->sq[h->sq_head];
 
 		done = 0;
-		if (SAME(test)(s->req, &done, sizes)) {
-			FAIL("test of a send on ch %d", c);
+		r = SAME(test)(s->req, &done, sizes);
+		if (r) {
+			FAIL("test of a send on ch %d: nccl result %d", c, r);
 			atomic_store(&progress_done, 1);
 			return;
 		}
@@ -510,8 +514,10 @@ static void test_oldest(struct chan *h, int c)
 		struct rreq *q = &h->rq[h->rq_head];
 
 		done = 0;
-		if (SAME(test)(q->req, &done, sizes)) {
-			FAIL("test of a receive on ch %d req %d", c, q->k);
+		r = SAME(test)(q->req, &done, sizes);
+		if (r) {
+			FAIL("test of a receive on ch %d req %d: nccl result %d",
+			     c, q->k, r);
 			atomic_store(&progress_done, 1);
 			return;
 		}
