@@ -56,8 +56,8 @@ harness() {
 			>"$out/$i.log" 2>&1 &
 	done
 	wait
-	sed -n 's/^harness-result: .* MBps=\([^ ]*\).*/\1/p' "$out/0.log" |
-		awk '{printf "%.2f\n", $1 * 8}'
+	sed -n 's/^harness-result: .* bytes=\([0-9]*\) .* secs=\([^ ]*\) .*/\1 \2/p' \
+		"$out/0.log" | awk '{printf "%.3f\n", $1 * 8 / $2 / 1e6}'
 	grep -q ' bad=0 errors=0 ' "$out/0.log" ||
 		echo "bench-nccl: $v: a run failed: $(tail -n 3 "$out/0.log")" >&2
 }
@@ -114,8 +114,8 @@ wait
 # Rank 1 receives what node0 sends; ticks 2 s into the cut and on, while
 # only the standby carries node0's traffic.
 one=$(awk -v a=$((t0 + 2)) -v b="$t1" '$1 == "tick:" { n++
-	if (n > a && n <= b) printf "%.2f\n", ($8 - last) * 8 / 1e6
-	last = $8 }' "$out/cut1.log" | median)
+	if (n > a && n <= b) printf "%.2f\n", ($7 - last) * 8 / 1e6
+	last = $7 }' "$out/cut1.log" | median)
 echo "while the primary was down: median ${one:-?} Mbit/s per 1 s tick against the standby's ib_write_bw $sb, ratio $(echo "scale=3; ${one:-0} / $sb" | bc)"
 grep -h 'harness-result' "$out/cut0.log" "$out/cut1.log"
 grep -h 'closed: rail' "$out/cut0.log" | head -n 4
