@@ -14,8 +14,11 @@
  * Prints one "harness-result:" line per version; exits 0 only when every
  * call succeeded and every byte arrived intact.
  *
- *   harness [--versions 12,11,10,9,8] [--dev D] [--iters N]
+ *   harness [--versions 12,11,10,9,8] [--dev D | --vdev D,D...] [--iters N]
  *           [--max-size BYTES] [--channels C] [--ticks]
+ *
+ * --vdev fuses the listed devices with makeVDevice (v9 and later) and runs
+ * on the virtual device it returns.
  *
  * A version "direct" runs the same traffic straight on libr2cc instead of
  * the plugin (direct.h), for the benchmark's side-by-side runs.
@@ -44,6 +47,7 @@
 #define SLACK		64		/* receive buffers are this much larger */
 
 static int rank, nranks, dev, iters = 200, nchan = 2, ticks;
+static int nvdev, vdevs[NN_VDEV_MAX_V12];	/* --vdev: fuse these first */
 static size_t max_size = 64ul << 20;
 static struct r2cc_boot *boot;
 
@@ -321,6 +325,23 @@ static int setup(void)
 	if (ret) {
 		FAIL("init: %d", ret);
 		return -1;
+	}
+	if (nvdev) {
+		struct nn_vprops_v9 v9 = { .ndevs = nvdev };
+		struct nn_vprops_v12 v12 = { .ndevs = nvdev };
+
+		memcpy(v9.devs, vdevs, sizeof(v9.devs));
+		memcpy(v12.devs, vdevs, sizeof(v12.devs));
+		ret = direct ? NN_INVALID_USAGE :
+		      ver == 9 ? T(9)->make_vdevice(&dev, &v9) :
+		      ver == 10 ? T(10)->make_vdevice(&dev, &v9) :
+		      ver == 11 ? T(11)->make_vdevice(&dev, &v9) :
+		      ver == 12 ? T(12)->make_vdevice(&dev, &v12) :
+		      NN_INVALID_USAGE;
+		if (ret) {
+			FAIL("makeVDevice: %d", ret);
+			return -1;
+		}
 	}
 	if (d_devices(&ndev) || dev >= ndev) {
 		FAIL("devices: %d, want device %d", ndev, dev);
@@ -693,6 +714,7 @@ int main(int argc, char **argv)
 		{ "max-size", required_argument, NULL, 'm' },
 		{ "channels", required_argument, NULL, 'c' },
 		{ "ticks", no_argument, NULL, 't' },
+		{ "vdev", required_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct r2cc_boot_opts bo = { .size = sizeof(bo), .rank = -1 };
@@ -709,6 +731,12 @@ int main(int argc, char **argv)
 		case 'm': max_size = strtoull(optarg, NULL, 0); break;
 		case 'c': nchan = atoi(optarg); break;
 		case 't': ticks = 1; break;
+		case 'V':
+			for (tok = strtok_r(optarg, ",", &save);
+			     tok && nvdev < NN_VDEV_MAX_V9;
+			     tok = strtok_r(NULL, ",", &save))
+				vdevs[nvdev++] = atoi(tok);
+			break;
 		default:
 			fprintf(stderr, "usage: see the top of harness.c\n");
 			return 2;

@@ -5,7 +5,8 @@
 # two channels, grouped receives, 32 requests in flight), through each
 # exported version v12 .. v8 in turn, between the two nodes: every byte
 # arrives, no call fails, and the standby NIC carries nothing while the
-# primary is healthy; then R2CC_NCCL_MODE=stripe spreads over both.
+# primary is healthy; a virtual device of both NICs (makeVDevice) uses
+# both; R2CC_NCCL_MODE=stripe spreads over both.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/nccl.sh"
 tb_require 2
@@ -20,6 +21,16 @@ for r in 0 1; do
 done
 grep -q 'NET/r2cc : device 0 (rxe0:1): rails rxe0:1,rxe1:1' "$NC_DIR/0.log"
 ok "$([ $? = 0 ] && echo 1)" "device 0's rails: its own NIC, then the standby"
+nccl_cleanup
+
+# A virtual device fusing both NICs (makeVDevice, v12 and v9): both are
+# primaries, so both carry the traffic.
+nccl_start 2 "" --versions 12,9 --vdev 0,1 --iters 40 --max-size 1048576
+nccl_wait
+nccl_ok "virtual device rxe0+rxe1" 12 9
+ok "$(grep -q 'NET/r2cc : virtual device 2: rxe0:1+rxe1:1' "$NC_DIR/0.log" &&
+	[ "$(nccl_rail 0 0 bytes)" -gt 0 ] && [ "$(nccl_rail 0 1 bytes)" -gt 0 ] && echo 1)" \
+	"virtual device: both NICs primaries, both carry data ($(nccl_rail 0 0 bytes), $(nccl_rail 0 1 bytes) bytes)"
 nccl_cleanup
 
 nccl_start 2 "R2CC_NCCL_MODE=stripe" --versions 11 --iters 60 --max-size 4194304
