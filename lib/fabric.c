@@ -141,17 +141,21 @@ static void describe(struct ibv_context *v, const char *dev, uint32_t port,
  */
 static void order_nics(struct r2cc_ctx *ctx, const struct r2cc_nic_sel *sel)
 {
-	int i, j;
+	int rank[R2CC_MAX_NICS], i, j;
 
+	for (i = 0; i < ctx->nnics; i++)
+		rank[i] = r2cc_nics_rank(sel, ctx->nics[i].info.dev_name,
+					 ctx->nics[i].info.port);
 	for (i = 1; i < ctx->nnics; i++) {
 		struct r2cc_nic t = ctx->nics[i];
-		int rank = r2cc_nics_rank(sel, t.info.dev_name, t.info.port);
+		int r = rank[i];
 
-		for (j = i; j > 0 &&
-		     r2cc_nics_rank(sel, ctx->nics[j - 1].info.dev_name,
-				    ctx->nics[j - 1].info.port) > rank; j--)
+		for (j = i; j > 0 && rank[j - 1] > r; j--) {
 			ctx->nics[j] = ctx->nics[j - 1];
+			rank[j] = rank[j - 1];
+		}
 		ctx->nics[j] = t;
+		rank[j] = r;
 	}
 	for (i = 0; i < ctx->nnics; i++) {
 		const struct r2cc_nic_info *in = &ctx->nics[i].info;

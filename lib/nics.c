@@ -59,31 +59,34 @@ int r2cc_nics_parse(const char *spec, struct r2cc_nic_sel *sel)
 	return 0;
 }
 
-bool r2cc_nics_match(const struct r2cc_nic_sel *sel, const char *dev,
+/* The first item of the list naming @dev:@port, or -1. */
+static int listed_at(const struct r2cc_nic_sel *sel, const char *dev,
 		     uint32_t port)
 {
-	bool listed = false;
 	int i;
 
-	if (!sel->n)
-		return true;
 	for (i = 0; i < sel->n; i++)
 		if (!strcmp(sel->item[i].dev, dev) &&
 		    (!sel->item[i].port || sel->item[i].port == port))
-			listed = true;
+			return i;
+	return -1;
+}
+
+bool r2cc_nics_match(const struct r2cc_nic_sel *sel, const char *dev,
+		     uint32_t port)
+{
+	bool listed;
+
+	if (!sel->n)
+		return true;
+	listed = listed_at(sel, dev, port) >= 0;
 	return sel->exclude ? !listed : listed;
 }
 
 int r2cc_nics_rank(const struct r2cc_nic_sel *sel, const char *dev,
 		   uint32_t port)
 {
-	int i;
+	int at = sel->exclude ? -1 : listed_at(sel, dev, port);
 
-	if (sel->exclude)
-		return 0;
-	for (i = 0; i < sel->n; i++)
-		if (!strcmp(sel->item[i].dev, dev) &&
-		    (!sel->item[i].port || sel->item[i].port == port))
-			return i;
-	return 0;
+	return at < 0 ? 0 : at;
 }

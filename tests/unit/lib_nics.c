@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* R2CC_NICS parsing and matching (lib/nics.c), with hostile input. */
+/* R2CC_NICS parsing, matching and order (lib/nics.c), with hostile input. */
 #include <errno.h>
 #include <string.h>
 
@@ -20,7 +20,7 @@ int main(void)
 	char many[64 * 4 + 16];
 	int i;
 
-	tap_plan(21);
+	tap_plan(24);
 	tap_ok(r2cc_nics_parse(NULL, &sel) == 0 && sel.n == 0 &&
 	       r2cc_nics_match(&sel, "any", 1), "no list: every NIC");
 	tap_ok(r2cc_nics_parse("mlx5_0,mlx5_1:2", &sel) == 0 && sel.n == 2 &&
@@ -60,5 +60,18 @@ int main(void)
 	tap_ok(parse(many) == 0, "64 entries are fine");
 	tap_ok(parse("rxe0:1,rxe1:255") == 0, "port 255 is fine");
 	tap_ok(parse("a\nb") == 0, "control characters are just names");
+	/* A list to keep is also the order of use (rail i = i-th listed). */
+	tap_ok(r2cc_nics_parse("rxe1,rxe0:1", &sel) == 0 &&
+	       r2cc_nics_rank(&sel, "rxe1", 1) == 0 &&
+	       r2cc_nics_rank(&sel, "rxe1", 2) == 0 &&
+	       r2cc_nics_rank(&sel, "rxe0", 1) == 1, "list order is rank order");
+	tap_ok(r2cc_nics_parse("rxe0,rxe0:2", &sel) == 0 &&
+	       r2cc_nics_rank(&sel, "rxe0", 2) == 0, "the first entry naming it");
+	tap_ok(r2cc_nics_parse("^rxe1", &sel) == 0 &&
+	       r2cc_nics_rank(&sel, "rxe0", 1) == 0 &&
+	       r2cc_nics_rank(&sel, "rxe2", 1) == 0 &&
+	       r2cc_nics_parse(NULL, &sel) == 0 &&
+	       r2cc_nics_rank(&sel, "rxe2", 1) == 0,
+	       "^ or no list: the system's order (all rank 0)");
 	return tap_done();
 }
