@@ -342,10 +342,12 @@ static struct nn_comm *data_comm(void *comm)
 	return c && (c->magic == MAGIC_SEND || c->magic == MAGIC_RECV) ? c : NULL;
 }
 
-nn_result_t nn_reg_mr(void *comm, void *data, size_t size, int type,
-		      void **mh)
+/* regMr, and regMrDmaBuf (@dmabuf): memory on every NIC of the device. */
+static nn_result_t reg(void *comm, void *data, size_t size, int type,
+		       bool dmabuf, uint64_t offset, int fd, void **mh)
 {
 	struct nn_comm *c = data_comm(comm);
+	uint32_t flags = type == NN_PTR_CUDA ? R2CC_MR_CUDA : 0;
 	struct r2cc_mr *mr;
 	int ret;
 
@@ -353,37 +355,29 @@ nn_result_t nn_reg_mr(void *comm, void *data, size_t size, int type,
 		*mh = NULL;
 	if (!c || !mh || (type != NN_PTR_HOST && type != NN_PTR_CUDA))
 		return NN_INVALID_ARGUMENT;
-	ret = r2cc_mr_reg(c->d->ctx, data, size,
-			  type == NN_PTR_CUDA ? R2CC_MR_CUDA : 0, &mr);
+	ret = dmabuf ? r2cc_mr_reg_dmabuf(c->d->ctx, data, size, offset, fd,
+					  flags, &mr) :
+		       r2cc_mr_reg(c->d->ctx, data, size, flags, &mr);
 	if (ret) {
-		NN_WARN("regMr %p + %zu (%s): %s", data, size,
-			type == NN_PTR_CUDA ? "CUDA" : "host", strerror(-ret));
+		NN_WARN("%s %p + %zu (%s, DMA-BUF fd %d): %s",
+			dmabuf ? "regMrDmaBuf" : "regMr", data, size,
+			flags ? "CUDA" : "host", fd, strerror(-ret));
 		return nn_errno(ret);
 	}
 	*mh = mr;
 	return NN_SUCCESS;
 }
 
+nn_result_t nn_reg_mr(void *comm, void *data, size_t size, int type,
+		      void **mh)
+{
+	return reg(comm, data, size, type, false, 0, -1, mh);
+}
+
 nn_result_t nn_reg_mr_dmabuf(void *comm, void *data, size_t size, int type,
 			     uint64_t offset, int fd, void **mh)
 {
-	struct nn_comm *c = data_comm(comm);
-	struct r2cc_mr *mr;
-	int ret;
-
-	if (mh)
-		*mh = NULL;
-	if (!c || !mh || (type != NN_PTR_HOST && type != NN_PTR_CUDA))
-		return NN_INVALID_ARGUMENT;
-	ret = r2cc_mr_reg_dmabuf(c->d->ctx, data, size, offset, fd,
-				 type == NN_PTR_CUDA ? R2CC_MR_CUDA : 0, &mr);
-	if (ret) {
-		NN_WARN("regMrDmaBuf %p + %zu fd %d: %s", data, size, fd,
-			strerror(-ret));
-		return nn_errno(ret);
-	}
-	*mh = mr;
-	return NN_SUCCESS;
+	return reg(comm, data, size, type, true, offset, fd, mh);
 }
 
 static struct nn_req *req_take(struct nn_comm *c)
@@ -547,9 +541,13 @@ nn_result_t nn_test(void *request, int *done, int *sizes)
 	c = q->comm;
 	*done = 0;
 	ret = r2cc_test(q->r, done, got);
-	if (c->nrails && now_ns() >= c->look_ns) {
-		c->look_ns = now_ns() + LOOK_NS;
-		look_rails(c, false);
+	if (c->nrails) {
+		uint64_t now = now_ns();
+
+		if (now >= c->look_ns) {
+			c->look_ns = now + LOOK_NS;
+			look_rails(c, false);
+		}
 	}
 	if (ret) {
 		NN_WARN("dev %d: %s request failed: %s", c->dev,
