@@ -4,107 +4,97 @@
  * (NCCL 2.30) down to _v8 (2.20).  Each is a thin table over plugin.h:
  * it converts the version's properties and sizes and passes the rest on.
  */
-#include <limits.h>
 #include <string.h>
 
 #include "plugin.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
-static void props_common(const struct nn_props *p, char **name, char **pci,
-			 uint64_t *guid, int *ptr, int *glob, int *speed,
-			 int *port, float *lat, int *comms, int *recvs)
-{
-	*name = (char *)p->name;
-	*pci = (char *)p->pci_path;
-	*guid = p->guid;
-	*ptr = p->ptr_support;
-	/* Registrations belong to one device's libr2cc context. */
-	*glob = 0;
-	*speed = p->speed;
-	*port = p->port;
-	*lat = 0;
-	*comms = p->max_comms;
-	*recvs = p->max_recvs;
-}
+/*
+ * The fields every version has, then those v9 added (v10 .. v12 keep
+ * them).  Registrations belong to one device's libr2cc context, so
+ * regIsGlobal is 0.
+ */
+#define PROPS_V8(q, p)							\
+	do {								\
+		(q)->name = (char *)(p).name;				\
+		(q)->pci_path = (char *)(p).pci_path;			\
+		(q)->guid = (p).guid;					\
+		(q)->ptr_support = (p).ptr_support;			\
+		(q)->reg_is_global = 0;					\
+		(q)->speed = (p).speed;					\
+		(q)->port = (p).port;					\
+		(q)->latency = 0;					\
+		(q)->max_comms = (p).max_comms;				\
+		(q)->max_recvs = (p).max_recvs;				\
+		(q)->net_device_type = NN_DEVICE_HOST;			\
+	} while (0)
 
-#define PROPS_FILL(q, p)						\
-	props_common(&(p), &(q)->name, &(q)->pci_path, &(q)->guid,	\
-		     &(q)->ptr_support, &(q)->reg_is_global, &(q)->speed, \
-		     &(q)->port, &(q)->latency, &(q)->max_comms,	\
-		     &(q)->max_recvs)
-
-#define VPROPS_FILL(v, p, max)						\
+#define PROPS_V9(q, p, max)						\
 	do {								\
 		int i_;							\
-		(v)->ndevs = (p).ndevs < (max) ? (p).ndevs : (max);	\
-		for (i_ = 0; i_ < (max); i_++)				\
-			(v)->devs[i_] = i_ < (v)->ndevs ? (p).devs[i_] : 0; \
+		PROPS_V8(q, p);						\
+		(q)->vprops.ndevs = (p).ndevs < (max) ? (p).ndevs : (max); \
+		for (i_ = 0; i_ < (q)->vprops.ndevs; i_++)		\
+			(q)->vprops.devs[i_] = (p).devs[i_];		\
+		(q)->max_p2p_bytes = (p).max_p2p_bytes;			\
+		(q)->max_coll_bytes = (p).max_p2p_bytes;		\
 	} while (0)
+
+/* The device's properties into a zeroed @q, or the error. */
+static nn_result_t props_of(int dev, struct nn_props *p, void *q, size_t size)
+{
+	nn_result_t r = q ? nn_get_props(dev, p) : NN_INVALID_ARGUMENT;
+
+	if (!r)
+		memset(q, 0, size);
+	return r;
+}
 
 static nn_result_t props_v8(int dev, struct nn_props_v8 *q)
 {
 	struct nn_props p;
-	nn_result_t r = q ? nn_get_props(dev, &p) : NN_INVALID_ARGUMENT;
+	nn_result_t r = props_of(dev, &p, q, sizeof(*q));
 
-	if (r)
-		return r;
-	memset(q, 0, sizeof(*q));
-	PROPS_FILL(q, p);
-	q->net_device_type = NN_DEVICE_HOST;
-	return NN_SUCCESS;
+	if (!r)
+		PROPS_V8(q, p);
+	return r;
 }
 
 static nn_result_t props_v9(int dev, struct nn_props_v9 *q)
 {
 	struct nn_props p;
-	nn_result_t r = q ? nn_get_props(dev, &p) : NN_INVALID_ARGUMENT;
+	nn_result_t r = props_of(dev, &p, q, sizeof(*q));
 
-	if (r)
-		return r;
-	memset(q, 0, sizeof(*q));
-	PROPS_FILL(q, p);
-	q->net_device_type = NN_DEVICE_HOST;
-	VPROPS_FILL(&q->vprops, p, NN_VDEV_MAX_V9);
-	q->max_p2p_bytes = p.max_p2p_bytes;
-	q->max_coll_bytes = p.max_p2p_bytes;
-	return NN_SUCCESS;
+	if (!r)
+		PROPS_V9(q, p, NN_VDEV_MAX_V9);
+	return r;
 }
 
 static nn_result_t props_v11(int dev, struct nn_props_v11 *q)
 {
 	struct nn_props p;
-	nn_result_t r = q ? nn_get_props(dev, &p) : NN_INVALID_ARGUMENT;
+	nn_result_t r = props_of(dev, &p, q, sizeof(*q));
 
-	if (r)
-		return r;
-	memset(q, 0, sizeof(*q));
-	PROPS_FILL(q, p);
-	q->net_device_type = NN_DEVICE_HOST;
-	VPROPS_FILL(&q->vprops, p, NN_VDEV_MAX_V9);
-	q->max_p2p_bytes = p.max_p2p_bytes;
-	q->max_coll_bytes = p.max_p2p_bytes;
-	q->max_multi_request_size = 1;
-	return NN_SUCCESS;
+	if (!r) {
+		PROPS_V9(q, p, NN_VDEV_MAX_V9);
+		q->max_multi_request_size = 1;
+	}
+	return r;
 }
 
 static nn_result_t props_v12(int dev, struct nn_props_v12 *q)
 {
 	struct nn_props p;
-	nn_result_t r = q ? nn_get_props(dev, &p) : NN_INVALID_ARGUMENT;
+	nn_result_t r = props_of(dev, &p, q, sizeof(*q));
 
-	if (r)
-		return r;
-	memset(q, 0, sizeof(*q));
-	PROPS_FILL(q, p);
-	q->net_device_type = NN_DEVICE_HOST;
-	VPROPS_FILL(&q->vprops, p, NN_VDEV_MAX_V12);
-	q->max_p2p_bytes = p.max_p2p_bytes;
-	q->max_coll_bytes = p.max_p2p_bytes;
-	q->max_multi_request_size = 1;
-	q->rail_id = -1;		/* NCCL_NET_ID_UNDEF */
-	q->plane_id = -1;
-	return NN_SUCCESS;
+	if (!r) {
+		PROPS_V9(q, p, NN_VDEV_MAX_V12);
+		q->max_multi_request_size = 1;
+		q->rail_id = -1;		/* NCCL_NET_ID_UNDEF */
+		q->plane_id = -1;
+	}
+	return r;
 }
 
 static nn_result_t vdev_v9(int *d, struct nn_vprops_v9 *v)
