@@ -45,25 +45,8 @@ done
 out=$(mktemp -d)
 env="R2CC_SOCKET_IFNAME=ctl0"
 
-median() { sort -g | awk '{a[NR] = $1} END {
-	if (NR) print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-p99() { sort -g | awk '{a[NR] = $1} END {
-	if (NR) { i = int(NR * 0.99 + 0.999); if (i > NR) i = NR; print a[i] } }'; }
-
-# write_bw RAIL SECONDS: ib_write_bw node0 -> node1, prints Mbit/s.
-write_bw() {
-	"$tb" exec --timeout 120 node1 -- ib_write_bw -d "rxe$1" -x 1 \
-		-s 65536 -D "$2" -F --report_gbits >/dev/null 2>&1 &
-	local srv=$! t
-	for t in $(seq 100); do
-		"$tb" exec node1 -- ss -Htln 'sport = :18515' | grep -q . && break
-		sleep 0.2
-	done
-	"$tb" exec --timeout 120 node0 -- ib_write_bw -d "rxe$1" -x 1 \
-		-s 65536 -D "$2" -F --report_gbits "198.18.$1.2" 2>&1 |
-		awk '$1 == 65536 && NF >= 5 {printf "%.1f\n", $4 * 1000}'
-	wait "$srv"
-}
+# shellcheck source=scripts/bench-common.sh
+. "$here/scripts/bench-common.sh"
 
 # perf_run SECONDS EXTRA_SENDER_ARGS...: r2cc-perf node0 -> node1; the
 # receiver's log in $out/recv.log, the sender's in $out/send.log.

@@ -39,8 +39,8 @@ for n in node0 node1; do
 done
 out=$(mktemp -d)
 
-median() { sort -g | awk '{a[NR] = $1} END {
-	if (NR) print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+# shellcheck source=scripts/bench-common.sh
+. "$here/scripts/bench-common.sh"
 
 # harness VERSION ITERS EXTRA...: a ring of the two nodes; rank 0's log
 # in $out/0.log.  Prints rank 0's receiving rate in Mbit/s.
@@ -62,20 +62,6 @@ harness() {
 		echo "bench-nccl: $v: a run failed: $(tail -n 3 "$out/0.log")" >&2
 }
 
-# write_bw RAIL SECONDS: ib_write_bw node0 -> node1, prints Mbit/s.
-write_bw() {
-	"$tb" exec --timeout 120 node1 -- ib_write_bw -d "rxe$1" -x 1 \
-		-s 65536 -D "$2" -F --report_gbits >/dev/null 2>&1 &
-	local srv=$!
-	for _ in $(seq 100); do
-		"$tb" exec node1 -- ss -Htln 'sport = :18515' | grep -q . && break
-		sleep 0.2
-	done
-	"$tb" exec --timeout 120 node0 -- ib_write_bw -d "rxe$1" -x 1 \
-		-s 65536 -D "$2" -F --report_gbits "198.18.$1.2" 2>&1 |
-		awk '$1 == 65536 && NF >= 5 {printf "%.1f\n", $4 * 1000}'
-	wait "$srv"
-}
 
 echo "== 1. plugin against libr2cc straight, rails shaped to $rate Mbit/s ($rounds rounds, $iters requests)"
 for ((i = 1; i <= rounds; i++)); do
