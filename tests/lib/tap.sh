@@ -121,6 +121,12 @@ tb_finish() {
 	_tb_finished=1
 	trap - EXIT
 	for ((i = 0; i < TB_NODES; i++)); do
+		# A node that died (not one killed on purpose) fails the test.
+		if "$TESTBED" status 2>/dev/null | grep -q "^node$i: exited"; then
+			fail "node$i: its kernel is still running"
+			diag "$("$TESTBED" health 2>&1 | head -n 40)"
+			continue
+		fi
 		"$TESTBED" status 2>/dev/null | grep -q "^node$i: running" ||
 			continue
 		log=$(tb_exec "node$i" dmesg -c 2>&1)

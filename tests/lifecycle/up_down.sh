@@ -25,6 +25,11 @@ run_fails "link on a testbed that is down" "not up" tb link node0 0 down
 run_fails "up with bad --nodes" "--nodes must be" tb up --nodes 0
 run_fails "up with bad --nics" "--nics must be" tb up --nics 99
 run_fails "up with too little memory" "--mem must be" tb up --mem 16
+run_fails "up with a hostile --append" "not a list of kernel parameters" \
+	tb up --append 'quiet; rm -rf /'
+run_fails "up with an --append of two spaces" "not a list" \
+	tb up --append 'a  b'
+run_fails "health on a testbed that is down" "not up" tb health
 run_fails "up without the helpers built" "not built" \
 	env R2CC_BUILD_DIR=/nonexistent "$TESTBED" up
 before=$(snapshot)

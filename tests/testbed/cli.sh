@@ -45,6 +45,7 @@ ok "$(tb exec node0 -- tc qdisc show dev eth1 | grep -q netem || echo 1)" \
 
 # bad input: a clear error and a non-zero status, nothing changed
 run_fails "a second up is refused" "already up" tb up
+run_ok "health: every node running" tb health
 run_fails "unknown node" "no node9" tb exec node9 -- true
 run_fails "malformed node" "bad node" tb exec nodeX -- true
 run_fails "exec without a command" "no command" tb exec node0 --
