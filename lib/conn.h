@@ -51,6 +51,11 @@ struct r2cc_conn {
 	/* receiver */
 	uint32_t next_msg_id;
 	int open_reqs;
+	/*
+	 * The message last handed back from each slot, and its chunks: a
+	 * write the NIC completes twice may come after that.
+	 */
+	uint32_t gone_id[MAX_MSGS], gone_nchunks[MAX_MSGS];
 	uint64_t detect_ns;		/* last failure detected, for repair */
 	uint64_t event_ns;		/* time of the NIC event being handled */
 	bool repair_open;

@@ -254,6 +254,10 @@ static bool post_chunk(struct r2cc_conn *c, struct rail *r, struct msg *m,
 		r->last_progress_ns = r2cc_now_ns();
 	r->outstanding++;
 	r->used++;
+	if (m->chunk_rail[k] & RESENT)
+		r2cc_log(c->ctx, R2CC_LOG_DEBUG,
+			 "message %u chunk %u sent again on rail %d", m->id, k,
+			 ri);
 	m->chunk_state[k] = CH_POSTED;
 	m->chunk_rail[k] = (uint8_t)(ri | (m->chunk_rail[k] & RESENT));
 	r->vtime += (len ? len : 1) * 1000 / weight(c, r);
@@ -418,9 +422,15 @@ static void resolve_msg(struct r2cc_conn *c, struct rail *r,
 		    (m->chunk_rail[k] & ~RESENT) != ri)
 			continue;
 		if (bits[b / 8] & (1u << (b % 8))) {
+			r2cc_log(c->ctx, R2CC_LOG_DEBUG,
+				 "rail %d fence: message %u chunk %u arrived",
+				 ri, m->id, k);
 			chunk_done(c, m, k, r);
 			continue;
 		}
+		r2cc_log(c->ctx, R2CC_LOG_DEBUG,
+			 "rail %d fence: message %u chunk %u to send again",
+			 ri, m->id, k);
 		m->chunk_state[k] = CH_PENDING;
 		m->chunk_rail[k] = RESENT;
 		if (k < m->cursor)
@@ -470,6 +480,9 @@ void xfer_sender_resolve(struct r2cc_conn *c, struct rail *r)
 				goto out;
 			}
 			/* Not listed: the receiver had the whole message. */
+			r2cc_log(c->ctx, R2CC_LOG_DEBUG,
+				 "rail %d fence: message %u chunk %u not listed: arrived",
+				 ri, m->id, k);
 			chunk_done(c, m, k, r);
 		}
 	}
@@ -518,18 +531,70 @@ static void sender_cq(struct r2cc_conn *c, struct rail *r,
 
 /* ------------------------------------------------------------ receiver */
 
-static void arrive(struct r2cc_conn *c, uint32_t id, uint32_t k, bool last,
-		   size_t last_len)
+/*
+ * A chunk that came again: RC completes a write once, but rxe has been
+ * seen to complete one write-with-immediate twice, with no fence and no
+ * second post (the ring of tests/soak/nccl_ring4.sh, Documentation/lib.rst).
+ * The bytes are those already there; the copy took a receive the sender
+ * never wrote to, which the receive credit leaves out.  Counted; said
+ * when the message had completed (@gone: had been handed back, when the
+ * NIC may have written its buffer again).
+ */
+static void arrive_again(struct r2cc_conn *c, int rail, uint32_t id,
+			 uint32_t k, int when)
 {
-	struct msg *m = &c->msgs[id & MSG_ID_MASK];
+	static const char *const what[] = {
+		NULL, "after the message completed",
+		"after its receive was handed back (the NIC may have written that buffer again)",
+	};
 
-	if (!m->used || m->done || !m->bitmap || k >= m->nchunks) {
+	if (rail >= 0)
+		c->rails[rail].rq_extra++;
+	/* A few are said; the count says all. */
+	if (c->st.dup_chunks++ < 4 && what[when])
+		r2cc_log(c->ctx, when == 2 ? R2CC_LOG_ERROR : R2CC_LOG_WARN,
+			 "rail %d: chunk %u of message %u arrived again %s; dropped",
+			 rail, k, id, what[when]);
+}
+
+/* The sequence number, not past the last announced, with these low bits. */
+static uint32_t imm_full_id(const struct r2cc_conn *c, uint32_t low)
+{
+	uint32_t last = c->next_msg_id - 1;
+
+	return last - ((last - low) & IMM_ID_MASK);
+}
+
+/* @rail: the rail it came on, -1 for the TCP fallback. */
+static void arrive(struct r2cc_conn *c, int rail, uint32_t id, uint32_t k,
+		   bool last, size_t last_len)
+{
+	uint32_t slot = id & MSG_ID_MASK;
+	struct msg *m = &c->msgs[slot];
+
+	if (!m->used || m->id != id) {
+		if (c->gone_id[slot] == id && k < c->gone_nchunks[slot]) {
+			arrive_again(c, rail, id, k, 2);
+			return;
+		}
+		m = NULL;
+	} else if (m->bitmap && k < m->nchunks &&
+		   m->bitmap[k / 8] & (1u << (k % 8))) {
+		arrive_again(c, rail, id, k, m->done);
+		return;
+	}
+	if (!m || m->done || !m->bitmap || k >= m->nchunks) {
+		/* What the slot holds says which side lost track. */
+		m = &c->msgs[slot];
+		r2cc_log(c->ctx, R2CC_LOG_ERROR,
+			 "rail %d: chunk %u%s (%zu B) of message %u: its slot holds %s message %u, %u of %u chunks in, %d total; next id %u",
+			 rail, k, last ? " (last)" : "", last_len, id,
+			 !m->used ? "no" : m->done ? "the done" : "the open",
+			 m->id, m->ndone, m->nchunks, (int)m->total,
+			 c->next_msg_id);
 		xfer_abort(c, -EPROTO, "chunk for no open receive");
 		return;
 	}
-	/* Again (re-sent after a fence whose QP never drained): no news. */
-	if (m->bitmap[k / 8] & (1u << (k % 8)))
-		return;
 	/*
 	 * Every chunk but the last is whole, and none lies past the last:
 	 * a peer that says otherwise would complete a message with a hole.
@@ -591,8 +656,8 @@ static void receiver_cq(struct r2cc_conn *c, struct rail *r,
 	imm = be32toh(wc->imm_data);
 	r->st.bytes += wc->byte_len;
 	r->st.chunks++;
-	arrive(c, imm >> IMM_MSG_SHIFT, imm & IMM_CHUNK_MASK,
-	       imm & IMM_LAST, wc->byte_len);
+	arrive(c, rail_idx(c, r), imm_full_id(c, imm >> IMM_MSG_SHIFT),
+	       imm & IMM_CHUNK_MASK, imm & IMM_LAST, wc->byte_len);
 }
 
 /* Queue one part of a fence report; -errno when it could not be. */
@@ -655,6 +720,10 @@ int xfer_fence_report(struct r2cc_conn *c, struct rail *r)
 				bits = m->nchunks - first;
 			bytes = (bits + 63) / 64 * 8;
 			fm = (void *)(buf + len);
+			r2cc_log(c->ctx, R2CC_LOG_DEBUG,
+				 "rail %d fence report: message %u chunks %u..%zu, %u of %u in",
+				 rail_idx(c, r), m->id, first, first + bits - 1,
+				 m->ndone, m->nchunks);
 			fm->msg_id = m->id;
 			fm->first = first;
 			fm->nbits = (uint32_t)bits;
@@ -698,7 +767,7 @@ static void on_data(struct r2cc_conn *c, const struct wire_data *d,
 	c->st.tcp_bytes += d->len;
 	c->fallback = true;
 	if (d->flags & WIRE_DATA_EOC)
-		arrive(c, d->msg_id, d->chunk, d->flags & WIRE_DATA_LAST,
+		arrive(c, -1, d->msg_id, d->chunk, d->flags & WIRE_DATA_LAST,
 		       d->off + d->len);
 }
 
@@ -791,8 +860,12 @@ static void dispatch(struct r2cc_conn *c)
 	case W_MSG_ERR:
 		on_msg_err(c, e);
 		break;
-	default:
-		rail_check(c, rail_on_msg(c, h->type, p, h->len, &why), why);
+	default: {
+		/* Called first: an argument's order of evaluation is open. */
+		int ret = rail_on_msg(c, h->type, p, h->len, &why);
+
+		rail_check(c, ret, why);
+	}
 	}
 }
 

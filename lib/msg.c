@@ -65,9 +65,17 @@ void req_free(struct r2cc_req *q)
 	int i;
 
 	r2cc_obj_del(q);
-	for (i = 0; i < q->n; i++)
-		if (q->m[i])
-			msg_release(q->m[i]);
+	for (i = 0; i < q->n; i++) {
+		if (!q->m[i])
+			continue;
+		if (q->kind == REQ_RECV) {
+			uint32_t slot = q->m[i]->id & MSG_ID_MASK;
+
+			q->conn->gone_id[slot] = q->m[i]->id;
+			q->conn->gone_nchunks[slot] = q->m[i]->nchunks;
+		}
+		msg_release(q->m[i]);
+	}
 	if (q->kind == REQ_RECV)
 		q->conn->open_reqs--;
 	free(q);

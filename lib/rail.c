@@ -137,7 +137,7 @@ int rail_create(struct r2cc_conn *c, struct rail *r)
 	/* Both ends know the first RQ_DEPTH receives without a message. */
 	r->credit = RQ_DEPTH;
 	r->used = 0;
-	r->rq_total = r->rq_told = 0;
+	r->rq_total = r->rq_told = r->rq_extra = 0;
 	if (!c->sender) {
 		rail_fill_rq(c, r);
 		r->rq_told = r->rq_total;
@@ -238,7 +238,8 @@ int rail_refill(struct r2cc_conn *c, struct rail *r)
 	if (r->rq_total - r->rq_told < RQ_DEPTH / 4)
 		return 0;
 	r->rq_told = r->rq_total;
-	w.posted = r->rq_total;
+	/* The sender counts its writes: not those the NIC completed twice. */
+	w.posted = r->rq_total - r->rq_extra;
 	return send_ctl(c, W_CREDIT, &w, sizeof(w));
 }
 

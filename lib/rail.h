@@ -57,6 +57,7 @@ struct rail {
 	uint64_t credit;		/* sender: receives the peer posted */
 	uint64_t used;			/* sender: requests posted (epoch) */
 	uint64_t rq_total, rq_told;	/* receiver: receives posted, told */
+	uint64_t rq_extra;		/* ... taken by writes completed twice */
 	uint8_t *fenced_map;		/* sender: bitmaps from W_FENCED */
 	size_t fenced_len;
 	struct r2cc_rail_stats st;

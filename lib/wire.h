@@ -180,9 +180,14 @@ struct wire_msg_err {
 	int32_t err;		/* positive errno */
 };
 
-/* Immediate data of a chunk write. */
-#define IMM_MSG_SHIFT	24
-#define IMM_LAST	(1u << 23)
+/*
+ * Immediate data of a chunk write: the low 12 bits of the sequence number
+ * (16 times the slots, so that a late copy of a write is told from the
+ * slot's next message), the last-chunk flag, the chunk index.
+ */
+#define IMM_MSG_SHIFT	20
+#define IMM_ID_MASK	0xfffu
+#define IMM_LAST	(1u << 19)
 #define IMM_CHUNK_MASK	(IMM_LAST - 1)
 #define IMM_PROBE	0xffffffffu	/* a probe send, not data */
 #define MSG_ID_MASK	0xffu		/* the slot of a sequence number */
@@ -190,7 +195,7 @@ struct wire_msg_err {
 
 static inline uint32_t imm_make(uint32_t msg_id, uint32_t chunk, int last)
 {
-	return (msg_id & MSG_ID_MASK) << IMM_MSG_SHIFT |
+	return (msg_id & IMM_ID_MASK) << IMM_MSG_SHIFT |
 	       (last ? IMM_LAST : 0) | (chunk & IMM_CHUNK_MASK);
 }
 

@@ -383,6 +383,7 @@ struct r2cc_conn_stats {
 	uint64_t repairs;	/* failures whose re-sent chunks completed */
 	uint64_t repair_ns_last;	/* detection to first re-sent completion */
 	uint64_t repair_ns_max;
+	uint64_t dup_chunks;	/* receiver: chunks the NIC delivered twice */
 };
 
 /*

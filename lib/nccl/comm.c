@@ -196,13 +196,14 @@ static void look_rails(struct nn_comm *c, bool all)
 	}
 	c->nrails = n;
 	if (all)
-		NN_INFO("dev %d %s comm %p closed: %llu messages, %llu bytes, %llu re-sent, %llu over TCP, %llu failovers, repair max %.3f ms",
+		NN_INFO("dev %d %s comm %p closed: %llu messages, %llu bytes, %llu re-sent, %llu over TCP, %llu failovers, repair max %.3f ms, %llu chunks completed twice",
 			c->dev, kind, (void *)c, (unsigned long long)cs.msgs,
 			(unsigned long long)cs.bytes,
 			(unsigned long long)cs.resent_bytes,
 			(unsigned long long)cs.tcp_bytes,
 			(unsigned long long)cs.failovers,
-			cs.repair_ns_max / 1e6);
+			cs.repair_ns_max / 1e6,
+			(unsigned long long)cs.dup_chunks);
 }
 
 nn_result_t nn_listen(int dev, void *handle, void **out)

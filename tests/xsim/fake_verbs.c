@@ -718,6 +718,34 @@ bool fv_deliver(struct fqp *q)
 	return true;
 }
 
+bool fv_redeliver(struct fqp *q)
+{
+	struct ibv_wc wc = { .status = IBV_WC_SUCCESS };
+	struct fwr *w;
+	struct fqp *d;
+
+	/* Both ends up: an RC QP in error moves no data. */
+	if (!q->live || q->state != FQ_RTS || q->misaddressed ||
+	    q->sq_deliv == q->sq_ack || !link_up[q->nic])
+		return false;
+	d = dest_of(q);
+	w = &q->sq[(q->sq_deliv - 1) % q->max_send];
+	if (!d || !d->live || (d->state != FQ_RTR && d->state != FQ_RTS) ||
+	    !d->rq_len ||
+	    w->opcode != IBV_WR_RDMA_WRITE_WITH_IMM)
+		return false;
+	wc.wr_id = d->rq[d->rq_head];
+	d->rq_head = (d->rq_head + 1) % d->max_recv;
+	d->rq_len--;
+	wc.opcode = IBV_WC_RECV_RDMA_WITH_IMM;
+	wc.wc_flags = IBV_WC_WITH_IMM;
+	wc.imm_data = w->imm;
+	wc.byte_len = w->len;
+	wc.qp_num = d->qp.qp_num;
+	cq_push(d->cq, &wc);
+	return true;
+}
+
 bool fv_can_ack(const struct fqp *q)
 {
 	return q->live && q->state == FQ_RTS && q->sq_ack != q->sq_deliv &&

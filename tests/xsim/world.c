@@ -955,6 +955,12 @@ static void hw_step(void)
 		fv_flush(q);
 		return;
 	}
+	/* A few: each takes a receive the sender does not know of. */
+	if (W.cfg->nic_dup && xs_stats.nic_dups < 8 &&
+	    xs_chance(&W.rng, 1, 64) && fv_redeliver(q)) {
+		xs_stats.nic_dups++;
+		return;
+	}
 	if (fv_can_deliver(q) && (!fv_can_ack(q) || xs_chance(&W.rng, 1, 2))) {
 		landing.pending = false;
 		fv_deliver(q);
@@ -1259,6 +1265,20 @@ int xs_run(const struct xs_config *cfg)
 	}
 	if (!W.failed && !W.conn_lost && cfg->primary)
 		sb_check_stats();
+	/*
+	 * The fake NIC delivers each write once unless told otherwise: so
+	 * must the sender, and a chunk dropped as a duplicate is one of the
+	 * NIC's (a duplicate of an open message is dropped uncounted).
+	 */
+	for (s = 0; s < 2 && !W.failed; s++) {
+		uint64_t dups = W.conn[s] ? W.conn[s]->st.dup_chunks : 0;
+
+		xs_stats.dup_chunks += dups;
+		if (dups > xs_stats.nic_dups)
+			fail("conn %d: %llu chunks arrived twice, the NIC doubled %llu (sent again with no fence)",
+			     s, (unsigned long long)dups,
+			     (unsigned long long)xs_stats.nic_dups);
+	}
 	xs_stats.enomem_fired = W.enomem_fired;
 	xs_stats.conn_lost = W.conn_lost;
 	if (W.conn[0] && W.conn[1])
@@ -1289,6 +1309,8 @@ void xs_config_draw(struct xs_config *cfg, uint64_t seed)
 	cfg->fail_rtr_node = xs_chance(&r, 1, 10) ? (int)xs_below(&r, 2) : -1;
 	cfg->fail_rtr_nic = (int)xs_below(&r, (uint32_t)cfg->nrails);
 	cfg->fence_part_max = xs_chance(&r, 1, 2) ? 48 + xs_below(&r, 2048) : 0;
+	/* Drawn last, so that the draws above stay what they were per seed. */
+	cfg->nic_dup = xs_chance(&r, 1, 8);
 }
 
 /* ------------------------------------------------------------ fuzzing */

@@ -56,6 +56,7 @@ struct xs_config {
 	uint64_t primary;		/* the sender's primaries, 0: all */
 	int sb_chunks;			/* the standby script, see below */
 	bool sb_quiet;			/* it fails them as black holes */
+	bool nic_dup;			/* the NIC completes writes twice */
 };
 
 /*
@@ -84,6 +85,8 @@ struct xs_stats {
 	int sends_open_in_pause;	/* sends open when the pause ended */
 	unsigned sb_reached;		/* 1 << enum xs_sb_phase */
 	uint64_t sb_chunks[XS_MAX_RAILS];	/* chunks posted per rail */
+	uint64_t nic_dups;		/* writes the NIC completed twice */
+	uint64_t dup_chunks;		/* ... that the receiver dropped */
 };
 
 extern struct xs_stats xs_stats;

@@ -28,10 +28,11 @@ static double wall(void)
 
 static void describe(const struct xs_config *c)
 {
-	printf("#   rails %d %s, fallback %s, depth %u, %d messages of up to %u chunks, window %d, groups of %d, %d faults%s\n",
+	printf("#   rails %d %s, fallback %s, depth %u, %d messages of up to %u chunks, window %d, groups of %d, %d faults%s%s\n",
 	       c->nrails, c->ib ? "IB" : "RoCE", c->fallback ? "tcp" : "none",
 	       c->rail_depth, c->nmsgs, c->max_chunks, c->send_window,
-	       c->max_group, c->faults, c->enomem ? ", ENOMEM" : "");
+	       c->max_group, c->faults, c->enomem ? ", ENOMEM" : "",
+	       c->nic_dup ? ", NIC doubles writes" : "");
 	if (c->primary)
 		printf("#   primary rails %#llx, failed as %s\n",
 		       (unsigned long long)c->primary,
@@ -199,6 +200,21 @@ static void shape_standby_two(struct xs_config *c)
 	shape_standby_mask(c, 0x3);
 }
 
+/*
+ * The NIC completes a few writes twice (rxe has): the receiver drops the
+ * second completion, whether its message is open, complete or handed
+ * back, and the stream goes on with every byte right.
+ */
+static void shape_nic_dup(struct xs_config *c)
+{
+	c->nic_dup = true;
+}
+
+static bool dups_dropped(void)
+{
+	return xs_stats.dup_chunks > 0;
+}
+
 static const struct xs_case cases[] = {
 	{ "slot-reuse", shape_slot_reuse, slot_busy, NULL, 0 },
 	{ "no-rail-left", shape_no_rail, enetdown, NULL, 0 },
@@ -207,6 +223,7 @@ static const struct xs_case cases[] = {
 	{ "gpu-no-fallback", shape_gpu_fallback, enetdown, NULL, 0 },
 	{ "ib-rail-starts-down", shape_ib_start_down, NULL, NULL, 0 },
 	{ "slow-consumer", shape_slow_consumer, sends_waited, no_failover, 0 },
+	{ "nic-dup", shape_nic_dup, dups_dropped, NULL, 0 },
 	{ "standby", shape_standby, NULL, NULL,
 	  1u << XS_SB_PRIMARY | 1u << XS_SB_FAILOVER | 1u << XS_SB_FAILBACK },
 	{ "standby-two", shape_standby_two, NULL, NULL,

@@ -79,6 +79,12 @@ void fv_fail_next_rtr(int node, int nic);
 int fv_qps(struct fqp **out, int max);	/* live QPs */
 bool fv_can_deliver(const struct fqp *q);
 bool fv_deliver(struct fqp *q);		/* the oldest packet lands */
+/*
+ * The last write delivered and not yet acked completes at the receiver
+ * once more (a receive and a completion of its own; the bytes are the
+ * same, so they are not copied again), as rxe has been seen to do.
+ */
+bool fv_redeliver(struct fqp *q);
 bool fv_can_ack(const struct fqp *q);
 bool fv_ack(struct fqp *q);		/* the oldest landed one completes */
 bool fv_flush_pending(const struct fqp *q);
