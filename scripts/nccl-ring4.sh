@@ -3,9 +3,11 @@
 #
 # nccl-ring4.sh [ROUNDS]: the NCCL plugin's ring of four nodes x three NICs
 # (tests/soak/nccl_ring4.sh) ROUNDS times (default 5) on a fresh 4 x 3
-# testbed.  Out of make check since one run in about seven ended with a
-# receiver's "chunk for no open receive" (-EPROTO) before any fault (see
-# Documentation/nccl.rst); failing runs keep their logs (the diag says where).
+# testbed.  Out of make check: under four TCG nodes on two cores it fails
+# in about one round in three to seven, in the ways Documentation/nccl.rst
+# lists; failing runs keep their logs (the diag says where).  Set
+# NC_EXTRA_ENV (e.g. "NCCL_DEBUG=TRACE HARNESS_TRACE=1") to add environment
+# to every rank.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 tb=$here/tools/testbed/r2cc-testbed

@@ -10,7 +10,7 @@ tb_require 4
 plan_later
 
 run_ok "insmod r2cc.ko on node0" kmod_load node0
-NC_TIMEOUT=600 nccl_start 4 "R2CC_BOOT_TIMEOUT_MS=300000" --versions 12 \
+NC_TIMEOUT=600 nccl_start 4 "R2CC_BOOT_TIMEOUT_MS=300000 ${NC_EXTRA_ENV:-}" --versions 12 \
 	--iters 50 --ticks
 run_ok "all four ranks streaming" nccl_streaming
 sleep 3
@@ -35,7 +35,7 @@ done
 diag "$(grep -h '^harness-result' "$NC_DIR"/*.log)"
 [ $_tap_failed = 0 ] && nccl_cleanup || diag "logs kept in $NC_DIR"
 # R2CC_NCCL_STANDBY=1: each connection has its primary and one standby.
-nccl_start 4 "R2CC_NCCL_STANDBY=1" --versions 11 --iters 20 \
+nccl_start 4 "R2CC_NCCL_STANDBY=1 ${NC_EXTRA_ENV:-}" --versions 11 --iters 20 \
 	--max-size 1048576
 nccl_wait
 nccl_ok "one standby per connection" 11
