@@ -11,10 +11,10 @@
  * Messages are named by 32-bit sequence numbers (the receiver numbers its
  * receives 0, 1, 2, ... in the order it announces them) in every control
  * message.  RDMA writes carry 32 bits of immediate data (big-endian on the
- * wire, as verbs defines it): the message's slot (its sequence number
- * modulo MAX_MSGS, 8 bits), a last-chunk flag and the chunk index (23
- * bits).  A slot names one message only: the receiver announces message N
- * only once message N - MAX_MSGS has been handed back on its side, and the
+ * wire, as verbs defines it): the low 12 bits of the message's sequence
+ * number (see IMM_ID_MASK), a last-chunk flag and the chunk index (19
+ * bits).  Message N lives in slot N % MAX_MSGS: the receiver announces
+ * it only once message N - MAX_MSGS has been handed back on its side, and the
  * sender starts writing message N only once it has settled message
  * N - MAX_MSGS on its own, so no write of an older message can be in
  * flight in the same slot.
