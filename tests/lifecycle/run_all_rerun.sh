@@ -1,10 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# tests/run-all after a node's kernel dies during a test file: with a
-# kernel failure report that names no r2cc.ko frame (a sysrq panic) the
-# file runs once more on a fresh testbed and its re-run counts; a node
-# that vanished without a report (sysrq power-off) fails the file, no
-# re-run.  Needs the testbed down when it starts (run-all brings its own).
+# tests/run-all when the testbed breaks under a test file (see
+# tests/lib/break_once.sh for how it is broken):
+#   - a node's kernel panics with no r2cc.ko frame in the report: the file
+#     runs once more on a fresh testbed, and only its re-run counts;
+#   - a node vanishes without a report: the file fails, no re-run;
+#   - a rail stops carrying frames with no testbed fault set: re-run;
+#   - the file leaves a black hole set: it fails, no re-run.
+# Needs the testbed down when it starts (run-all brings its own).
 . "$(dirname "$0")/../lib/tap.sh"
 
 [ "$(id -u)" = 0 ] || skip_all "needs root"
@@ -14,40 +17,60 @@ plan_later
 work=$(mktemp -d /tmp/r2cc-rerun.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-# run_all HOW: run-all over tests/lib/panic_once.sh on 6.1; its output in
-# $work/HOW.out, its exit status in $rc.
+# run_all HOW: run-all over tests/lib/break_once.sh on 6.1; its output in
+# $out, its exit status in $rc.
 run_all() {
-	R2CC_PANIC_ONCE=$work/$1.mark R2CC_PANIC_HOW=$1 \
+	out=$work/$1.out
+	R2CC_BREAK_ONCE=$work/$1.mark R2CC_BREAK_HOW=$1 \
 		"$R2CC_REPO/tests/run-all" --testbed-only --kernels 6.1 \
-		--tests tests/lib/panic_once.sh >"$work/$1.out" 2>&1
+		--tests tests/lib/break_once.sh >"$out" 2>&1
 	rc=$?
 }
 
+# has HOW PATTERN NAME: a test point that $out has a line matching PATTERN.
+has() {
+	grep -q -- "$2" "$out"
+	ok "$([ $? = 0 ] && echo 1)" "$1: $3"
+}
+hasnt() {
+	grep -q -- "$2" "$out"
+	ok "$([ $? != 0 ] && echo 1)" "$1: $3"
+}
+
 run_all crash
-out=$work/crash.out
 is "$rc" 0 "panic outside r2cc.ko: run-all passes on the re-run"
-grep -q 'sysrq triggered crash' "$out"
-ok "$([ $? = 0 ] && echo 1)" "panic: the kernel's report is printed"
-grep -q 'r2cc.ko not in the stack' "$out"
-ok "$([ $? = 0 ] && echo 1)" "panic: classified as outside r2cc.ko"
-grep -q '^RERUN .*panic_once.sh re-run after' "$out"
-ok "$([ $? = 0 ] && echo 1)" "panic: the summary names the re-run file"
+has panic 'sysrq triggered crash' "the kernel's report is printed"
+has panic 'r2cc.ko not in the stack' "classified as outside r2cc.ko"
+has panic '^RERUN .*break_once.sh re-run after' "the summary names the file"
 is "$(grep -c '^testbed up:' "$out")" 2 \
 	"panic: the testbed was brought up again for the re-run"
 # Each run is 3 test points: its own and two kernel-log checks.
-grep -q '^3 passed, 0 failed' "$out"
-ok "$([ $? = 0 ] && echo 1)" "panic: only the re-run is counted"
+has panic '^3 passed, 0 failed' "only the re-run is counted"
 [ $_tap_failed = 0 ] || diag "$(cat "$out")"
 
 run_all poweroff
-out=$work/poweroff.out
 is "$rc" 1 "power-off with no report: run-all fails"
-grep -q 'no kernel failure in its console' "$out"
-ok "$([ $? = 0 ] && echo 1)" "power-off: no report found"
-grep -q '^RERUN' "$out"
-ok "$([ $? != 0 ] && echo 1)" "power-off: not re-run"
-grep -q 'node1: its kernel is still running' "$out"
-ok "$([ $? = 0 ] && echo 1)" "power-off: the file fails on the dead node"
+has power-off 'no kernel failure in its console' "no report found"
+hasnt power-off '^RERUN' "not re-run"
+has power-off 'node1: its kernel is still running' "the file fails"
+[ $_tap_failed = 0 ] || diag "$(cat "$out")"
+
+run_all rail
+is "$rc" 0 "a rail that stopped: run-all passes on the re-run"
+has rail 'rail1: node0 -> node1 (198.18.1.2): no reply' "the dead rail named"
+has rail 'the rail itself stopped carrying frames' "no fault of a test set"
+has rail '^RERUN .*re-run after: .*no reply to ping' "re-run, and why"
+has rail '^3 passed, 0 failed' "only the re-run is counted"
+[ $_tap_failed = 0 ] || diag "$(cat "$out")"
+
+run_all blackhole
+is "$rc" 1 "a black hole left set: run-all fails"
+has blackhole 'rail1: node1 is black-holed (a test left it on)' "named"
+has blackhole 'break_once.sh left the testbed with a fault set' "blamed"
+hasnt blackhole '^RERUN' "not re-run"
+has blackhole '^3 passed, 1 failed' "counted as one failure more"
+is "$(grep -c '^testbed up:' "$out")" 1 \
+	"blackhole: no fresh testbed with no file left to run"
 tb status >/dev/null 2>&1
 ok "$([ $? != 0 ] && echo 1)" "no testbed left up"
 [ $_tap_failed = 0 ] || diag "$(cat "$out")"
