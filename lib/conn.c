@@ -290,7 +290,7 @@ static int check_hello(struct r2cc_conn *c, const struct wire_hdr *hd,
 	    h->version != WIRE_VERSION || h->nonce != c->nonce ||
 	    !h->nrails || h->nrails > WIRE_MAX_RAILS ||
 	    hd->len != sizeof(*h) + h->nrails * sizeof(h->qp[0]) ||
-	    h->chunk_size < R2CC_CHUNK_MIN || h->chunk_size > R2CC_CHUNK_MAX)
+	    h->chunk_size < R2CC_CHUNK_SIZE_MIN || h->chunk_size > R2CC_CHUNK_SIZE_MAX)
 		return -EPROTO;
 	/* A malformed address is the peer's bug, not a rail that is down. */
 	for (i = 0; i < h->nrails; i++)

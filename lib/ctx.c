@@ -17,12 +17,15 @@ static int r2cc_opts_check(const struct r2cc_ctx_opts *o)
 	if (o->flags & ~R2CC_CTX_NO_KMOD || o->reserved || o->reserved2)
 		return -EINVAL;
 	if (o->chunk_size &&
-	    (o->chunk_size < R2CC_CHUNK_MIN || o->chunk_size > R2CC_CHUNK_MAX))
+	    (o->chunk_size < R2CC_CHUNK_SIZE_MIN || o->chunk_size > R2CC_CHUNK_SIZE_MAX))
 		return -EINVAL;
-	if (o->stall_ms > 60000 || o->rail_depth > R2CC_RAIL_DEPTH_MAX ||
-	    o->peer_timeout_ms > 600000 || o->fallback > R2CC_FALLBACK_NONE)
+	if (o->stall_ms > R2CC_STALL_MS_MAX ||
+	    o->rail_depth > R2CC_RAIL_DEPTH_MAX ||
+	    o->peer_timeout_ms > R2CC_PEER_TIMEOUT_MS_MAX ||
+	    o->fallback > R2CC_FALLBACK_NONE)
 		return -EINVAL;
-	if (o->ctrl_ifname && (!*o->ctrl_ifname || strlen(o->ctrl_ifname) >= 16))
+	if (o->ctrl_ifname && (!*o->ctrl_ifname ||
+			       strlen(o->ctrl_ifname) >= R2CC_IFNAME_MAX))
 		return -EINVAL;
 	return 0;
 }

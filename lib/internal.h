@@ -15,9 +15,6 @@
 #define R2CC_EXPORT __attribute__((visibility("default")))
 
 #define R2CC_MAX_NICS	64
-#define R2CC_CHUNK_MIN	4096u
-#define R2CC_CHUNK_MAX	(64u << 20)
-#define R2CC_RAIL_DEPTH_MAX 128u
 
 struct ibv_context;
 struct r2cc_state_header;

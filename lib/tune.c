@@ -41,13 +41,16 @@ int r2cc_tune_resolve(struct r2cc_ctx *ctx, const struct r2cc_ctx_opts *o)
 	int ret;
 
 	ret = tune_one(ctx, o->chunk_size, "R2CC_CHUNK_SIZE", 65536,
-		       R2CC_CHUNK_MIN, R2CC_CHUNK_MAX, &t->chunk_size);
-	ret = ret ?: tune_one(ctx, o->stall_ms, "R2CC_STALL_MS", 100, 1, 60000,
+		       R2CC_CHUNK_SIZE_MIN, R2CC_CHUNK_SIZE_MAX, &t->chunk_size);
+	ret = ret ?: tune_one(ctx, o->stall_ms, "R2CC_STALL_MS", 100,
+			      R2CC_STALL_MS_MIN, R2CC_STALL_MS_MAX,
 			      &t->stall_ms);
-	ret = ret ?: tune_one(ctx, o->rail_depth, "R2CC_RAIL_DEPTH", 8, 1,
-			      R2CC_RAIL_DEPTH_MAX, &t->rail_depth);
+	ret = ret ?: tune_one(ctx, o->rail_depth, "R2CC_RAIL_DEPTH", 8,
+			      R2CC_RAIL_DEPTH_MIN, R2CC_RAIL_DEPTH_MAX,
+			      &t->rail_depth);
 	ret = ret ?: tune_one(ctx, o->peer_timeout_ms, "R2CC_PEER_TIMEOUT_MS",
-			      5000, 100, 600000, &t->peer_timeout_ms);
+			      5000, R2CC_PEER_TIMEOUT_MS_MIN,
+			      R2CC_PEER_TIMEOUT_MS_MAX, &t->peer_timeout_ms);
 	/*
 	 * 4.096 us x 2^14 = 67 ms before the NIC retransmits.  Shorter would
 	 * retry lost packets well inside the stall detector, but rxe (6.1,

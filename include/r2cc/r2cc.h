@@ -13,11 +13,12 @@
  * struct the caller was built with.  A size below sizeof(size_t) (0, 1)
  * or not a multiple of _Alignof(size_t) (no sizeof() of these structs is
  * one) is -EINVAL, and so is one over 4096 for a struct the library fills.
- *  - Structs the library reads (struct r2cc_ctx_opts, r2cc_boot_opts): a
- *    smaller size is an older struct, and the fields past it read as zero;
- *    a larger one is accepted only if every byte past the library's own
- *    sizeof() is zero, else -E2BIG (a field this library does not have
- *    was set).  Over 4096: -E2BIG, without reading it.
+ *  - Structs the library reads (r2cc_ctx_opts, r2cc_conn_opts,
+ *    r2cc_boot_opts): a smaller size is an older struct, and the fields
+ *    past it read as zero; a larger one is accepted only if every byte
+ *    past the library's own sizeof() is zero, else -E2BIG (a field this
+ *    library does not have was set).  Over 4096: -E2BIG, without reading
+ *    it.
  *  - Structs the library fills (r2cc_nic_info, r2cc_nic_event,
  *    r2cc_conn_stats, r2cc_rail_stats): it writes the first min(size, its
  *    own sizeof()) bytes but for the size field, which stays as the
@@ -71,6 +72,21 @@ enum r2cc_fallback {
 	R2CC_FALLBACK_TCP = 1,		/* carry on over the control channel */
 	R2CC_FALLBACK_NONE = 2,		/* fail operations with -ENETDOWN */
 };
+
+/*
+ * The ranges of the tuning fields below and of their environment
+ * variables; a value outside is -EINVAL.  ctrl_ifname is at most
+ * R2CC_IFNAME_MAX - 1 characters, as a Linux interface name.
+ */
+#define R2CC_CHUNK_SIZE_MIN	4096u
+#define R2CC_CHUNK_SIZE_MAX	(64u << 20)
+#define R2CC_STALL_MS_MIN	1u
+#define R2CC_STALL_MS_MAX	60000u
+#define R2CC_RAIL_DEPTH_MIN	1u
+#define R2CC_RAIL_DEPTH_MAX	128u
+#define R2CC_PEER_TIMEOUT_MS_MIN	100u
+#define R2CC_PEER_TIMEOUT_MS_MAX	600000u
+#define R2CC_IFNAME_MAX		16
 
 struct r2cc_ctx_opts {
 	size_t size;		/* sizeof(struct r2cc_ctx_opts), see the top */
@@ -154,7 +170,7 @@ struct r2cc_nic_info {
 	uint64_t bandwidth_mbps;	/* active speed x width, data rate */
 };
 
-/* Number of NICs in use (after R2CC_NICS / opts->nics), >= 1. */
+/* NICs in use (after R2CC_NICS / opts->nics), >= 1; -EINVAL for NULL. */
 int r2cc_nic_count(const struct r2cc_ctx *ctx);
 
 /*
@@ -186,8 +202,10 @@ struct r2cc_nic_event {
 };
 
 /*
- * A file descriptor that polls readable when r2cc_next_event() has
- * something; owned by the context.
+ * A file descriptor that polls readable when a source has news for
+ * r2cc_next_event() (changes that a progress call already read and
+ * queued do not make it readable: call r2cc_next_event() with timeout 0
+ * after each wake-up until it returns 0); owned by the context.
  */
 int r2cc_event_fd(const struct r2cc_ctx *ctx);
 
@@ -302,12 +320,17 @@ int r2cc_connect_opts(struct r2cc_ctx *ctx, const struct r2cc_handle *handle,
 /* Take the next incoming connection: 0 with *@conn, or -EAGAIN. */
 int r2cc_accept(struct r2cc_listener *listener, struct r2cc_conn **conn);
 
-/* 1 when every rail is connected, 0 not yet, or -errno (then close it). */
+/*
+ * 1 when the connection carries messages (the handshake is done; a rail
+ * whose NIC is down or that failed to connect starts down and joins
+ * when it comes up), 0 not yet, or -errno (then close it).
+ */
 int r2cc_conn_ready(struct r2cc_conn *conn);
 
 /*
- * Close: operations still pending fail with -ECANCELED and are freed.
- * Returns 0, or -EINVAL for NULL.
+ * Close: requests still pending are cancelled and freed (testing one
+ * after this is -EBADF).  Returns 0, -EINVAL for NULL, or -EBADF for a
+ * handle that is not a live connection.
  */
 int r2cc_conn_close(struct r2cc_conn *conn);
 

@@ -190,9 +190,9 @@ static void fuzz_tune(uint8_t flags, uint8_t fallback, const char *ifname,
 	if ((flags & F_IFNAME_OPT) && ifname && *ifname && strlen(ifname) < 16)
 		o.ctrl_ifname = ifname;
 	if (flags & F_TUNE_OPTS) {
-		o.chunk_size = tune[0] % (R2CC_CHUNK_MAX + 1);
-		if (o.chunk_size && o.chunk_size < R2CC_CHUNK_MIN)
-			o.chunk_size = R2CC_CHUNK_MIN;
+		o.chunk_size = tune[0] % (R2CC_CHUNK_SIZE_MAX + 1);
+		if (o.chunk_size && o.chunk_size < R2CC_CHUNK_SIZE_MIN)
+			o.chunk_size = R2CC_CHUNK_SIZE_MIN;
 		o.stall_ms = tune[1] % 60001;
 		o.rail_depth = tune[2] % (R2CC_RAIL_DEPTH_MAX + 1);
 		o.peer_timeout_ms = tune[3] % 600001;
@@ -204,8 +204,8 @@ static void fuzz_tune(uint8_t flags, uint8_t fallback, const char *ifname,
 		/* A field given is taken as it is (r2cc_opts_check() checked
 		 * it); else the variable, in its range, or the default. */
 		CHECK(o.chunk_size ? t->chunk_size == o.chunk_size :
-		      t->chunk_size >= R2CC_CHUNK_MIN &&
-		      t->chunk_size <= R2CC_CHUNK_MAX);
+		      t->chunk_size >= R2CC_CHUNK_SIZE_MIN &&
+		      t->chunk_size <= R2CC_CHUNK_SIZE_MAX);
 		CHECK(o.stall_ms ? t->stall_ms == o.stall_ms :
 		      t->stall_ms >= 1 && t->stall_ms <= 60000);
 		CHECK(o.rail_depth ? t->rail_depth == o.rail_depth :

@@ -62,9 +62,9 @@ static const char usage[] =
 "\n"
 "Transport (0 or unset: the library's environment variable or default):\n"
 "      --chunk BYTES    chunk size, 4K..64M (R2CC_CHUNK_SIZE)\n"
-"      --stall-ms MS    silent-rail detector (R2CC_STALL_MS)\n"
-"      --rail-depth N   chunks in flight per rail (R2CC_RAIL_DEPTH)\n"
-"      --peer-timeout-ms MS  (R2CC_PEER_TIMEOUT_MS)\n"
+"      --stall-ms MS    silent-rail detector, 1..60000 (R2CC_STALL_MS)\n"
+"      --rail-depth N   chunks in flight per rail, 1..128 (R2CC_RAIL_DEPTH)\n"
+"      --peer-timeout-ms MS  100..600000 (R2CC_PEER_TIMEOUT_MS)\n"
 "      --tcp-fallback on|off  carry on over TCP with no rail left\n"
 "      --nics LIST      NICs to use: dev[:port],... or ^dev,... (R2CC_NICS)\n"
 "      --ctrl-if IFNAME control channel interface (R2CC_SOCKET_IFNAME)\n"
@@ -489,18 +489,24 @@ void perf_parse_args(int argc, char **argv, struct perf_opts *o)
 			world_set = 1;
 			break;
 		case OPT_CHUNK:
-			o->chunk = (uint32_t)get_bytes(f, optarg, 4096,
-						       64 << 20);
+			o->chunk = (uint32_t)get_bytes(f, optarg,
+						       R2CC_CHUNK_SIZE_MIN,
+						       R2CC_CHUNK_SIZE_MAX);
 			break;
 		case OPT_STALL:
-			o->stall_ms = (uint32_t)get_uint(f, optarg, 1, 3600000);
+			o->stall_ms = (uint32_t)get_uint(f, optarg,
+							 R2CC_STALL_MS_MIN,
+							 R2CC_STALL_MS_MAX);
 			break;
 		case OPT_DEPTH:
-			o->rail_depth = (uint32_t)get_uint(f, optarg, 1, 4096);
+			o->rail_depth = (uint32_t)get_uint(f, optarg,
+							   R2CC_RAIL_DEPTH_MIN,
+							   R2CC_RAIL_DEPTH_MAX);
 			break;
 		case OPT_PEER_TIMEOUT:
-			o->peer_timeout_ms = (uint32_t)get_uint(f, optarg, 1,
-								3600000);
+			o->peer_timeout_ms = (uint32_t)get_uint(f, optarg,
+						R2CC_PEER_TIMEOUT_MS_MIN,
+						R2CC_PEER_TIMEOUT_MS_MAX);
 			break;
 		case OPT_TCP:
 			if (!strcmp(optarg, "on") || !strcmp(optarg, "1"))
@@ -517,8 +523,10 @@ void perf_parse_args(int argc, char **argv, struct perf_opts *o)
 			o->nics = optarg;
 			break;
 		case OPT_CTRL_IF:
-			if (!*optarg)
-				usage_err("--ctrl-if: empty interface name");
+			if (!*optarg || strlen(optarg) >= R2CC_IFNAME_MAX)
+				usage_err("--ctrl-if: '%s' is not an interface"
+					  " name (1..%d characters)",
+					  shown(optarg), R2CC_IFNAME_MAX - 1);
 			o->ctrl_if = optarg;
 			break;
 		case OPT_NO_KMOD:
