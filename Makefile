@@ -11,6 +11,7 @@ PREFIX     ?= /usr/local
 LIBDIR     ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 BINDIR     ?= $(PREFIX)/bin
+MANDIR     ?= $(PREFIX)/share/man
 UDEVDIR    ?= /lib/udev/rules.d
 DESTDIR    ?=
 BUILD      ?= $(CURDIR)/build
@@ -216,10 +217,22 @@ check-testbed: all kmod-testbed
 demo: deps all kmod-testbed
 	@scripts/demo.sh
 
+# Installed manual pages: the library's, r2cc.ko's and the user tools'
+# (r2cc-testbed.1 documents a tool of the source tree, not installed).
+MAN_PAGES := $(wildcard man/man3/*.3 man/man4/*.4) man/man1/r2cc-perf.1 \
+	     man/man1/r2cc-sim.1
+USER_BINS := $(PERF_BIN) $(BUILD)/tools/r2cc-sim
+
 # The pkg-config file is written for the PREFIX given here, not the build's.
-install: lib
+install: lib tools sim
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/r2cc \
-		$(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(UDEVDIR)
+		$(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(UDEVDIR) \
+		$(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man4
+	install -m 0755 $(USER_BINS) $(DESTDIR)$(BINDIR)/
+	for f in $(MAN_PAGES); do \
+		install -m 0644 $$f $(DESTDIR)$(MANDIR)/$${f#man/} || exit; \
+	done
 	install -m 0755 $(LIBSO) $(DESTDIR)$(LIBDIR)/
 	ln -sf libr2cc.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libr2cc.so
@@ -237,7 +250,9 @@ uninstall:
 	      $(DESTDIR)$(LIBDIR)/libnccl-net-r2cc.so \
 	      $(DESTDIR)$(LIBDIR)/pkgconfig/r2cc.pc \
 	      $(DESTDIR)$(INCLUDEDIR)/linux/r2cc.h \
-	      $(DESTDIR)$(UDEVDIR)/70-r2cc.rules
+	      $(DESTDIR)$(UDEVDIR)/70-r2cc.rules \
+	      $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(USER_BINS))) \
+	      $(patsubst man/%,$(DESTDIR)$(MANDIR)/%,$(MAN_PAGES))
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/r2cc
 
 # Keeps the downloaded kernels ($(BUILD)/cache); `make distclean` drops them.

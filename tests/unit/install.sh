@@ -1,18 +1,22 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # `make install DESTDIR= PREFIX=` puts the library, headers, pkg-config
-# file and udev rules in place, and a program builds and runs against the
-# installed tree alone.
+# file, tools, manual pages and udev rules in place, a program builds and
+# runs against the installed tree alone, man(1) finds the pages there, and
+# `make uninstall` leaves no file behind.
 . "$(dirname "$0")/../lib/tap.sh"
 cd "$R2CC_REPO" || exit 1
 [ -e "$R2CC_BUILD/lib/libr2cc.so" ] || skip_all "libr2cc not built"
-plan 6
+plan 9
 d=$(mktemp -d)
 run_ok "make install DESTDIR=$d PREFIX=/usr" make -s install DESTDIR="$d" PREFIX=/usr
 missing=
 for f in usr/lib/libr2cc.so.0.1.0 usr/lib/libr2cc.so.0 usr/lib/libr2cc.so \
 	 usr/lib/libr2cc.a usr/lib/pkgconfig/r2cc.pc usr/include/r2cc/r2cc.h \
-	 usr/include/linux/r2cc.h lib/udev/rules.d/70-r2cc.rules; do
+	 usr/include/linux/r2cc.h lib/udev/rules.d/70-r2cc.rules \
+	 usr/bin/r2cc-perf usr/bin/r2cc-sim usr/share/man/man3/libr2cc.3 \
+	 usr/share/man/man3/r2cc_isend.3 usr/share/man/man4/r2cc.4 \
+	 usr/share/man/man1/r2cc-perf.1 usr/share/man/man1/r2cc-sim.1; do
 	[ -e "$d/$f" ] || missing+=" $f"
 done
 ok "$([ -z "$missing" ] && echo 1)" "every file installed${missing:+ (missing:$missing)}"
@@ -31,6 +35,15 @@ run_ok "a program compiles against the installed headers and library" \
 	cc -Wall -Werror -I"$d/usr/include" "$d/use.c" -L"$d/usr/lib" -lr2cc -o "$d/use"
 out=$(LD_LIBRARY_PATH=$d/usr/lib "$d/use")
 ok "$([ $? = 0 ] && echo 1)" "and runs: $out"
-run_ok "make uninstall removes it" make -s uninstall DESTDIR="$d" PREFIX=/usr
+is "$(find "$d/usr/share/man/man3" -name 'r2cc_*.3' | wc -l)" \
+	"$(find man/man3 -name 'r2cc_*.3' | wc -l)" "a page per function"
+# man -M: the installed tree alone; an alias page (.so) must resolve there.
+out=$(MANWIDTH=80 man -M "$d/usr/share/man" 3 r2cc_irecv 2>&1 | head -n 3)
+grep -q 'r2cc_isend' <<<"$out"
+ok "$([ $? = 0 ] && echo 1)" "man -M finds r2cc_irecv(3), the page it links to"
+rm -f "$d/use" "$d/use.c"
+run_ok "make uninstall" make -s uninstall DESTDIR="$d" PREFIX=/usr
+left=$(find "$d" -type f -o -type l)
+ok "$([ -z "$left" ] && echo 1)" "and no file is left${left:+: $(echo $left)}"
 rm -rf "$d"
 done_testing
