@@ -11,8 +11,10 @@ PREFIX     ?= /usr/local
 LIBDIR     ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 BINDIR     ?= $(PREFIX)/bin
+SBINDIR    ?= $(PREFIX)/sbin
 MANDIR     ?= $(PREFIX)/share/man
 UDEVDIR    ?= /lib/udev/rules.d
+SYSTEMDDIR ?= /lib/systemd/system
 DESTDIR    ?=
 BUILD      ?= $(CURDIR)/build
 
@@ -53,6 +55,8 @@ NCCL_SO   := $(BUILD)/lib/libnccl-net-r2cc.so
 TB_BINS   := $(BUILD)/tools/r2cc-tb-agent $(BUILD)/tools/r2cc-tb-hub
 PERF_SRCS := $(wildcard tools/perf/*.c)
 PERF_BIN  := $(BUILD)/tools/r2cc-perf
+CTL_SRCS  := $(wildcard tools/r2ccctl/*.c)
+CTL_BIN   := $(BUILD)/tools/r2ccctl
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 LIBTEST_SRCS := $(wildcard tests/libr2cc/*.c)
@@ -69,7 +73,7 @@ KTEST_BINS := $(patsubst tests/kmod/%.c,$(BUILD)/tests/kmod/%,$(KTEST_SRCS))
 all: lib tools unit ktests libtests sim xsim
 
 lib: $(LIBSO) $(LIBA) $(PCFILE) $(NCCL_SO)
-tools: $(TB_BINS) $(PERF_BIN)
+tools: $(TB_BINS) $(PERF_BIN) $(CTL_BIN)
 unit: $(UNIT_BINS)
 ktests: $(KTEST_BINS)
 libtests: $(LIBTEST_BINS) $(NCCLTEST_BINS)
@@ -146,6 +150,12 @@ $(BUILD)/tests/kmod/%: tests/kmod/%.c tests/kmod/r2cc_test.h tests/lib/tap.h inc
 		$(if $(filter genl,$*),$$(pkg-config --cflags --libs libnl-genl-3.0))
 	mv -f $@.tmp $@
 
+$(CTL_BIN): $(CTL_SRCS) tools/r2ccctl/r2ccctl.h include/uapi/linux/r2cc.h | $(BUILD)/tools
+	$(CC) $(CPPFLAGS_R2CC) $(WARN) -std=gnu11 $(CFLAGS) \
+		-DR2CC_CTL_VERSION='"$(VERSION)"' -o $@.tmp $(CTL_SRCS) \
+		$$(pkg-config --cflags --libs libnl-genl-3.0)
+	mv -f $@.tmp $@
+
 $(BUILD)/lib $(BUILD)/tools $(BUILD)/tests/unit $(BUILD)/tests/kmod $(BUILD)/tests/libr2cc:
 	mkdir -p $@
 
@@ -219,8 +229,8 @@ demo: deps all kmod-testbed
 
 # Installed manual pages: the library's, r2cc.ko's and the user tools'
 # (r2cc-testbed.1 documents a tool of the source tree, not installed).
-MAN_PAGES := $(wildcard man/man3/*.3 man/man4/*.4) man/man1/r2cc-perf.1 \
-	     man/man1/r2cc-sim.1
+MAN_PAGES := $(wildcard man/man3/*.3 man/man4/*.4 man/man8/*.8) \
+	     man/man1/r2cc-perf.1 man/man1/r2cc-sim.1
 USER_BINS := $(PERF_BIN) $(BUILD)/tools/r2cc-sim
 
 # The pkg-config file is written for the PREFIX given here, not the build's.
@@ -228,8 +238,15 @@ install: lib tools sim
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/r2cc \
 		$(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(UDEVDIR) \
 		$(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
-		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man4
+		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man4 \
+		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(SBINDIR)
 	install -m 0755 $(USER_BINS) $(DESTDIR)$(BINDIR)/
+	install -m 0755 $(CTL_BIN) $(DESTDIR)$(SBINDIR)/
+	install -d $(DESTDIR)$(SYSTEMDDIR)
+	for u in tools/r2ccctl/systemd/*; do \
+		sed 's|@SBINDIR@|$(SBINDIR)|' $$u > \
+			$(DESTDIR)$(SYSTEMDDIR)/$${u##*/} || exit; \
+	done
 	for f in $(MAN_PAGES); do \
 		install -m 0644 $$f $(DESTDIR)$(MANDIR)/$${f#man/} || exit; \
 	done
@@ -252,6 +269,8 @@ uninstall:
 	      $(DESTDIR)$(INCLUDEDIR)/linux/r2cc.h \
 	      $(DESTDIR)$(UDEVDIR)/70-r2cc.rules \
 	      $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(USER_BINS))) \
+	      $(DESTDIR)$(SBINDIR)/r2ccctl \
+	      $(addprefix $(DESTDIR)$(SYSTEMDDIR)/,$(notdir $(wildcard tools/r2ccctl/systemd/*))) \
 	      $(patsubst man/%,$(DESTDIR)$(MANDIR)/%,$(MAN_PAGES))
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/r2cc
 

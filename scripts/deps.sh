@@ -67,3 +67,20 @@ fi
 for series in 6.1 6.12; do
 	"$here/scripts/prepare-kernel" "$series" "$cache" >/dev/null
 done
+
+# promtool, to check r2ccctl's Prometheus output: taken out of Debian's
+# prometheus package into the cache, since installing the package would
+# start a Prometheus server.
+if [ ! -x "$cache/promtool/promtool" ]; then
+	tmp=$(mktemp -d /tmp/r2cc-promtool.XXXXXX)
+	if ! (cd "$tmp" && apt-get download -qq prometheus >"$log" 2>&1); then
+		apt_update
+		(cd "$tmp" && apt-get download -qq prometheus >"$log" 2>&1) ||
+			{ cat "$log" >&2; rm -rf "$tmp"; exit 1; }
+	fi
+	dpkg-deb -x "$tmp"/prometheus_*.deb "$tmp/root"
+	mkdir -p "$cache/promtool"
+	cp "$tmp/root/usr/bin/promtool" "$cache/promtool/promtool.tmp"
+	mv "$cache/promtool/promtool.tmp" "$cache/promtool/promtool"
+	rm -rf "$tmp"
+fi

@@ -1,13 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # `make install DESTDIR= PREFIX=` puts the library, headers, pkg-config
-# file, tools, manual pages and udev rules in place, a program builds and
+# file, tools, manual pages, systemd units and udev rules in place, a program builds and
 # runs against the installed tree alone, man(1) finds the pages there, and
 # `make uninstall` leaves no file behind.
 . "$(dirname "$0")/../lib/tap.sh"
 cd "$R2CC_REPO" || exit 1
 [ -e "$R2CC_BUILD/lib/libr2cc.so" ] || skip_all "libr2cc not built"
-plan 9
+plan 11
 d=$(mktemp -d)
 run_ok "make install DESTDIR=$d PREFIX=/usr" make -s install DESTDIR="$d" PREFIX=/usr
 missing=
@@ -16,7 +16,10 @@ for f in usr/lib/libr2cc.so.0.1.0 usr/lib/libr2cc.so.0 usr/lib/libr2cc.so \
 	 usr/include/linux/r2cc.h lib/udev/rules.d/70-r2cc.rules \
 	 usr/bin/r2cc-perf usr/bin/r2cc-sim usr/share/man/man3/libr2cc.3 \
 	 usr/share/man/man3/r2cc_isend.3 usr/share/man/man4/r2cc.4 \
-	 usr/share/man/man1/r2cc-perf.1 usr/share/man/man1/r2cc-sim.1; do
+	 usr/share/man/man1/r2cc-perf.1 usr/share/man/man1/r2cc-sim.1 \
+	 usr/sbin/r2ccctl usr/share/man/man8/r2ccctl.8 \
+	 lib/systemd/system/r2cc-prometheus.service \
+	 lib/systemd/system/r2cc-prometheus.timer; do
 	[ -e "$d/$f" ] || missing+=" $f"
 done
 ok "$([ -z "$missing" ] && echo 1)" "every file installed${missing:+ (missing:$missing)}"
@@ -41,6 +44,23 @@ is "$(find "$d/usr/share/man/man3" -name 'r2cc_*.3' | wc -l)" \
 out=$(MANWIDTH=80 man -M "$d/usr/share/man" 3 r2cc_irecv 2>&1 | head -n 3)
 grep -q 'r2cc_isend' <<<"$out"
 ok "$([ $? = 0 ] && echo 1)" "man -M finds r2cc_irecv(3), the page it links to"
+# The units, pointed at the installed r2ccctl, as systemd reads them.
+if command -v systemd-analyze >/dev/null; then
+	mkdir "$d/v"
+	for u in "$d"/lib/systemd/system/r2cc-prometheus.*; do
+		sed "s|=/usr/sbin/|=$d/usr/sbin/|" "$u" >"$d/v/${u##*/}"
+	done
+	out=$(systemd-analyze verify --man=no "$d"/v/* 2>&1)
+	ok "$([ $? = 0 ] && [ -z "$out" ] && echo 1)" \
+		"systemd-analyze verify: the timer and service are clean${out:+: $out}"
+	grep -q "^ExecStart=/usr/sbin/r2ccctl prometheus --output" \
+		"$d/lib/systemd/system/r2cc-prometheus.service"
+	ok "$([ $? = 0 ] && echo 1)" "the service runs the installed r2ccctl"
+	rm -rf "$d/v"
+else
+	skip "no systemd-analyze"
+	skip "no systemd-analyze"
+fi
 rm -f "$d/use" "$d/use.c"
 run_ok "make uninstall" make -s uninstall DESTDIR="$d" PREFIX=/usr
 left=$(find "$d" -type f -o -type l)
