@@ -15,6 +15,8 @@ SBINDIR    ?= $(PREFIX)/sbin
 MANDIR     ?= $(PREFIX)/share/man
 UDEVDIR    ?= /lib/udev/rules.d
 SYSTEMDDIR ?= /lib/systemd/system
+# r2cc.ko's sources for DKMS (dkms.conf.in, DKMS' own convention).
+DKMSDIR    ?= /usr/src/r2cc-$(VERSION)
 DESTDIR    ?=
 BUILD      ?= $(CURDIR)/build
 
@@ -67,7 +69,7 @@ KTEST_SRCS := $(wildcard tests/kmod/*.c)
 KTEST_BINS := $(patsubst tests/kmod/%.c,$(BUILD)/tests/kmod/%,$(KTEST_SRCS))
 
 .PHONY: all lib tools unit ktests libtests sim deps kmod kmod-testbed check check-unit \
-	check-testbed demo install uninstall clean help
+	check-testbed demo install install-dkms uninstall clean help
 .DELETE_ON_ERROR:
 
 all: lib tools unit ktests libtests sim xsim
@@ -261,6 +263,16 @@ install: lib tools sim
 	install -m 0644 include/r2cc/*.h $(DESTDIR)$(INCLUDEDIR)/r2cc/
 	install -m 0644 include/uapi/linux/r2cc.h $(DESTDIR)$(INCLUDEDIR)/linux/
 	install -m 0644 udev/*.rules $(DESTDIR)$(UDEVDIR)/
+	$(MAKE) -s install-dkms
+
+# The module's sources and dkms.conf, for `dkms add/build/install`.
+install-dkms:
+	install -d $(DESTDIR)$(DKMSDIR)/kmod $(DESTDIR)$(DKMSDIR)/include/uapi/linux
+	install -m 0644 Kbuild $(DESTDIR)$(DKMSDIR)/
+	install -m 0644 kmod/*.c kmod/*.h $(DESTDIR)$(DKMSDIR)/kmod/
+	install -m 0644 include/uapi/linux/r2cc.h \
+		$(DESTDIR)$(DKMSDIR)/include/uapi/linux/
+	sed 's|@VERSION@|$(VERSION)|' dkms.conf.in > $(DESTDIR)$(DKMSDIR)/dkms.conf
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libr2cc.so* $(DESTDIR)$(LIBDIR)/libr2cc.a \
@@ -272,7 +284,7 @@ uninstall:
 	      $(DESTDIR)$(SBINDIR)/r2ccctl \
 	      $(addprefix $(DESTDIR)$(SYSTEMDDIR)/,$(notdir $(wildcard tools/r2ccctl/systemd/*))) \
 	      $(patsubst man/%,$(DESTDIR)$(MANDIR)/%,$(MAN_PAGES))
-	rm -rf $(DESTDIR)$(INCLUDEDIR)/r2cc
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/r2cc $(DESTDIR)$(DKMSDIR)
 
 # Keeps the downloaded kernels ($(BUILD)/cache); `make distclean` drops them.
 clean:

@@ -19,7 +19,10 @@ for f in usr/lib/libr2cc.so.0.1.0 usr/lib/libr2cc.so.0 usr/lib/libr2cc.so \
 	 usr/share/man/man1/r2cc-perf.1 usr/share/man/man1/r2cc-sim.1 \
 	 usr/sbin/r2ccctl usr/share/man/man8/r2ccctl.8 \
 	 lib/systemd/system/r2cc-prometheus.service \
-	 lib/systemd/system/r2cc-prometheus.timer; do
+	 lib/systemd/system/r2cc-prometheus.timer \
+	 usr/src/r2cc-0.1.0/dkms.conf usr/src/r2cc-0.1.0/Kbuild \
+	 usr/src/r2cc-0.1.0/kmod/compat.h \
+	 usr/src/r2cc-0.1.0/include/uapi/linux/r2cc.h; do
 	[ -e "$d/$f" ] || missing+=" $f"
 done
 ok "$([ -z "$missing" ] && echo 1)" "every file installed${missing:+ (missing:$missing)}"
