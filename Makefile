@@ -69,7 +69,7 @@ KTEST_SRCS := $(wildcard tests/kmod/*.c)
 KTEST_BINS := $(patsubst tests/kmod/%.c,$(BUILD)/tests/kmod/%,$(KTEST_SRCS))
 
 .PHONY: all lib tools unit ktests libtests sim deps kmod kmod-testbed check check-unit \
-	check-testbed demo install install-dkms uninstall clean help
+	check-testbed demo docs install install-dkms uninstall clean help
 .DELETE_ON_ERROR:
 
 all: lib tools unit ktests libtests sim xsim
@@ -226,6 +226,10 @@ check-sanitize: sanitize-unit
 check-testbed: all kmod-testbed
 	@tests/run-all --testbed-only
 
+# Documentation/ as HTML, warnings as errors (tests/unit/docs.sh too).
+docs:
+	sphinx-build -q -W -b html Documentation $(BUILD)/docs/html
+
 demo: deps all kmod-testbed
 	@scripts/demo.sh
 
@@ -305,6 +309,7 @@ help:
 	@echo "make check       host unit tests and testbed tests on 6.1 and 6.12"
 	@echo "make demo        boot a testbed, run traffic, cut a link, tear down"
 	@echo "make install     DESTDIR=, PREFIX= (default /usr/local)"
+	@echo "make docs        Documentation/ as HTML in $(BUILD)/docs/html"
 	@echo "make clean       build outputs (keeps downloaded kernels)"
 
 include tests/xsim/xsim.mk

@@ -18,7 +18,7 @@ pkgs=(gcc make libc6-dev perl pkg-config python3 iproute2 kmod cpio sparse
       busybox-static xz-utils zstd qemu-system-x86 rdma-core
       ibverbs-providers ibverbs-utils libibverbs-dev librdmacm-dev
       perftest libnl-3-dev libnl-genl-3-dev bpftrace dwarves systemtap-sdt-dev
-      gnuplot-nox bpftool clang-14 libclang-rt-14-dev dkms)
+      gnuplot-nox bpftool clang-14 libclang-rt-14-dev dkms python3-sphinx)
 
 headers_of() {
 	apt-cache depends "$1" 2>/dev/null |
