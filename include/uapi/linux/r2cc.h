@@ -165,7 +165,8 @@ struct r2cc_port_info {
  * this subscriber's queue are discarded, so a subscriber that takes a
  * snapshot and then reads starts consistent, with no gap and no duplicate.
  * @ports points to @count entries; on return @count holds the number of
- * ports (which may exceed the array: call again with a larger one).
+ * ports (which may exceed the array: call again with a larger one).  One
+ * call fills at most 4096 entries, whatever @count says.
  */
 struct r2cc_snapshot {
 	__u32	size;		/* in: sizeof(struct r2cc_snapshot) */
@@ -180,7 +181,8 @@ struct r2cc_snapshot {
 /*
  * R2CC_IOC_SET_FILTER: which records this subscriber wants.  @kinds is a
  * mask of (1 << R2CC_EV_*); 0 means all kinds.  @ndevs device indexes in
- * @devs; 0 means all devices.  Overflow records are always delivered.
+ * @devs; 0 means all devices.  Overflow records are always delivered.  A
+ * filtered subscriber sees gaps in @seq where records were filtered out.
  */
 struct r2cc_filter {
 	__u32	size;		/* in: sizeof(struct r2cc_filter) */
@@ -193,8 +195,9 @@ struct r2cc_filter {
 /*
  * R2CC_IOC_INJECT (CAP_NET_ADMIN): synthesize R2CC_EV_PORT_DOWN,
  * R2CC_EV_PORT_UP (port >= 1) or R2CC_EV_DEVICE_FATAL (port 0) for drills and
- * tests.  A port's reported state follows the injected one until the next
- * real change.  The record carries R2CC_EVF_INJECTED.
+ * tests.  A port's reported state follows the injected one until the
+ * module next queries the port (on its next real event, or any event of
+ * its device).  The record carries R2CC_EVF_INJECTED.
  */
 struct r2cc_inject {
 	__u32	size;		/* in: sizeof(struct r2cc_inject) */
