@@ -83,13 +83,15 @@ void print_summary(struct perf *p, struct phase *ph,
 		       (unsigned long long)(r->failbacks - r0->failbacks));
 	}
 	printf("  connection   resent %llu B, tcp fallback %llu B%s, failovers "
-	       "%llu, repairs %llu, repair last %.3f ms, max %.3f ms\n",
+	       "%llu, repairs %llu, repair last %.3f ms, max %.3f ms, "
+	       "chunks the NIC delivered twice %llu\n",
 	       (unsigned long long)(st.resent_bytes - ph->st0.resent_bytes),
 	       (unsigned long long)(st.tcp_bytes - ph->st0.tcp_bytes),
 	       st.fallback ? " (now on TCP)" : "",
 	       (unsigned long long)(st.failovers - ph->st0.failovers),
 	       (unsigned long long)(st.repairs - ph->st0.repairs),
-	       (double)st.repair_ns_last / 1e6, (double)st.repair_ns_max / 1e6);
+	       (double)st.repair_ns_last / 1e6, (double)st.repair_ns_max / 1e6,
+	       (unsigned long long)(st.dup_chunks - ph->st0.dup_chunks));
 	printf("  notify       %s\n", st.notify_source == R2CC_NOTIFY_KMOD ?
 	       "kmod" : st.notify_source == R2CC_NOTIFY_VERBS ? "verbs" : "?");
 
@@ -114,7 +116,8 @@ void print_summary(struct perf *p, struct phase *ph,
 	if (ph->nlat)
 		printf(" lat_us_med=%.2f lat_us_p99=%.2f rtt_us_med=%.2f",
 		       lmed, lp99, rmed);
-	printf(" verify=%s status=%s\n", p->o.verify ? "on" : "off",
-	       failed ? "fail" : "ok");
+	printf(" dup_chunks=%llu verify=%s status=%s\n",
+	       (unsigned long long)(st.dup_chunks - ph->st0.dup_chunks),
+	       p->o.verify ? "on" : "off", failed ? "fail" : "ok");
 	fflush(stdout);
 }
