@@ -69,7 +69,8 @@ KTEST_SRCS := $(wildcard tests/kmod/*.c)
 KTEST_BINS := $(patsubst tests/kmod/%.c,$(BUILD)/tests/kmod/%,$(KTEST_SRCS))
 
 .PHONY: all lib tools unit ktests libtests sim deps kmod kmod-testbed check check-unit \
-	check-testbed demo docs install install-dkms uninstall clean help
+	check-testbed demo docs install install-dkms install-kselftest \
+	uninstall uninstall-kselftest clean help
 .DELETE_ON_ERROR:
 
 all: lib tools unit ktests libtests sim xsim
@@ -269,6 +270,21 @@ install: lib tools sim
 	install -m 0644 udev/*.rules $(DESTDIR)$(UDEVDIR)/
 	$(MAKE) -s install-dkms
 
+# r2cc's non-destructive tests of the module, as a kselftest collection
+# (tests/kselftest/): what an operator runs on a real node.
+KSELFTEST_DIR ?= $(PREFIX)/lib/r2cc/kselftest
+KSELFTESTS := ioctl_args inject_events state_page genl overflow
+install-kselftest: ktests
+	install -d $(DESTDIR)$(KSELFTEST_DIR)/r2cc
+	install -m 0755 tests/kselftest/run_kselftest.sh $(DESTDIR)$(KSELFTEST_DIR)/
+	install -m 0644 tests/kselftest/settings $(DESTDIR)$(KSELFTEST_DIR)/r2cc/
+	install -m 0755 $(addprefix $(BUILD)/tests/kmod/,$(KSELFTESTS)) \
+		$(DESTDIR)$(KSELFTEST_DIR)/r2cc/
+	printf 'r2cc:%s\n' $(KSELFTESTS) > $(DESTDIR)$(KSELFTEST_DIR)/kselftest-list.txt
+
+uninstall-kselftest:
+	rm -rf $(DESTDIR)$(KSELFTEST_DIR)
+
 # The module's sources and dkms.conf, for `dkms add/build/install`.
 install-dkms:
 	install -d $(DESTDIR)$(DKMSDIR)/kmod $(DESTDIR)$(DKMSDIR)/include/uapi/linux
@@ -310,6 +326,7 @@ help:
 	@echo "make demo        boot a testbed, run traffic, cut a link, tear down"
 	@echo "make install     DESTDIR=, PREFIX= (default /usr/local)"
 	@echo "make docs        Documentation/ as HTML in $(BUILD)/docs/html"
+	@echo "make install-kselftest  the module's tests for a real node (DESTDIR=, PREFIX=)"
 	@echo "make clean       build outputs (keeps downloaded kernels)"
 
 include tests/xsim/xsim.mk
