@@ -33,6 +33,8 @@ is "$n" "$sysfs" "status --json: valid JSON, one object per sysfs port"
 # Two drills, watched; the records come in order, flagged injected.
 emitted=$(python3 -c 'import json, sys
 print(json.loads(sys.stdin.read())["events"]["emitted"])' <<<"$json")
+# Each watch writes a file of its own, empty before it starts: the wait
+# for "watching" must not see an earlier watch's.
 w=$(mktemp)
 tb_exec node0 "$CTL" watch --json --count 2 --timeout 30 >"$w" 2>&1 &
 wpid=$!
@@ -56,6 +58,8 @@ is "$kinds" "1 port_down port_up" \
 
 # --since before what it can see: the records between are a gap.
 since=$((emitted - 1))
+rm -f "$w"
+w=$(mktemp)
 tb_exec node0 "$CTL" watch --since "$since" --count 1 --timeout 30 \
 	>"$w" 2>&1 &
 wpid=$!
