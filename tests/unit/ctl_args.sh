@@ -68,7 +68,8 @@ done
 if [ -e /sys/module/r2cc ]; then
 	skip "r2cc.ko is loaded on this host"
 else
-	for v in status "--json status" "watch --count 1" "inject rxe0 1 up" \
+	for v in status "--json status" "status --json" "watch --count 1" \
+		"inject rxe0 1 up" \
 		prometheus; do
 		# shellcheck disable=SC2086
 		out=$("$CTL" $v 2>&1)

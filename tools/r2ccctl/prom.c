@@ -42,89 +42,132 @@ static void head(FILE *f, const char *name, const char *type,
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-static double wall_of(uint64_t mono_ns)
+/* CLOCK_REALTIME minus CLOCK_MONOTONIC, in seconds, read once. */
+static double wall_offset_s(void)
 {
 	struct timespec m, r;
-	double now_m, now_r;
 
 	clock_gettime(CLOCK_MONOTONIC, &m);
 	clock_gettime(CLOCK_REALTIME, &r);
-	now_m = (double)m.tv_sec + (double)m.tv_nsec / 1e9;
-	now_r = (double)r.tv_sec + (double)r.tv_nsec / 1e9;
-	return now_r - (now_m - (double)mono_ns / 1e9);
+	return (double)(r.tv_sec - m.tv_sec) +
+	       (double)(r.tv_nsec - m.tv_nsec) / 1e9;
+}
+
+static double port_up(const struct ctl_port *p, double wall)
+{
+	(void)wall;
+	return p->state == R2CC_PORT_ACTIVE ||
+	       p->state == R2CC_PORT_ACTIVE_DEFER;
+}
+
+static double port_state(const struct ctl_port *p, double wall)
+{
+	(void)wall;
+	return p->state;
+}
+
+static double port_speed(const struct ctl_port *p, double wall)
+{
+	(void)wall;
+	return (double)p->bandwidth_mbps * 125000;
+}
+
+static double port_flaps(const struct ctl_port *p, double wall)
+{
+	(void)wall;
+	return (double)p->flaps;
+}
+
+static double port_down_s(const struct ctl_port *p, double wall)
+{
+	(void)wall;
+	return (double)p->down_time_ms / 1000;
+}
+
+static double port_change(const struct ctl_port *p, double wall)
+{
+	return p->last_change_ns ? (double)p->last_change_ns / 1e9 + wall : 0;
+}
+
+/* A metric with one sample per port, printed with @decimals places. */
+static const struct port_metric {
+	const char *name, *type, *help;
+	int decimals;
+	double (*value)(const struct ctl_port *p, double wall);
+} port_metrics[] = {
+	{ "r2cc_port_up", "gauge",
+	  "1 if the port is ACTIVE as r2cc.ko last saw it, else 0.", 0,
+	  port_up },
+	{ "r2cc_port_state", "gauge",
+	  "The port's state: 1 DOWN, 2 INIT, 3 ARMED, 4 ACTIVE, "
+	  "5 ACTIVE_DEFER, 0 unknown.", 0, port_state },
+	{ "r2cc_port_speed_bytes", "gauge",
+	  "The port's data rate (lane rate x width) in bytes per second.", 0,
+	  port_speed },
+	{ NULL },	/* r2cc_port_transitions_total: two samples a port */
+	{ "r2cc_port_flaps_total", "counter",
+	  "Downs that came inside the module's flap-damping window.", 0,
+	  port_flaps },
+	{ "r2cc_port_down_seconds_total", "counter",
+	  "Time the port spent down since the module loaded.", 3,
+	  port_down_s },
+	{ "r2cc_port_last_change_timestamp_seconds", "gauge",
+	  "When the port last changed state (Unix time); 0 if never.", 3,
+	  port_change },
+};
+
+static void print_transitions(FILE *f, const struct ctl_port *p, int n)
+{
+	const char *name = "r2cc_port_transitions_total";
+
+	head(f, name, "counter",
+	     "Times the port went down (left ACTIVE) or came up.");
+	for (int i = 0; i < n; i++) {
+		port_labels(f, name, &p[i]);
+		fprintf(f, ",direction=\"down\"} %llu\n",
+			(unsigned long long)p[i].down_events);
+		port_labels(f, name, &p[i]);
+		fprintf(f, ",direction=\"up\"} %llu\n",
+			(unsigned long long)p[i].up_events);
+	}
+}
+
+static void print_global(FILE *f, const char *name, const char *type,
+			 const char *help, unsigned long long v)
+{
+	head(f, name, type, help);
+	fprintf(f, "%s %llu\n", name, v);
 }
 
 void ctl_print_prometheus(FILE *f, const struct ctl_port *p, int n,
 			  const struct ctl_stats *st,
 			  const struct ctl_module *m)
 {
-	int i;
+	double wall = wall_offset_s();
 
-	head(f, "r2cc_port_up", "gauge",
-	     "1 if the port is ACTIVE as r2cc.ko last saw it, else 0.");
-	for (i = 0; i < n; i++) {
-		port_labels(f, "r2cc_port_up", &p[i]);
-		fprintf(f, "} %d\n", p[i].state == R2CC_PORT_ACTIVE ||
-			p[i].state == R2CC_PORT_ACTIVE_DEFER);
+	for (size_t k = 0; k < sizeof(port_metrics) / sizeof(port_metrics[0]);
+	     k++) {
+		const struct port_metric *pm = &port_metrics[k];
+
+		if (!pm->name) {
+			print_transitions(f, p, n);
+			continue;
+		}
+		head(f, pm->name, pm->type, pm->help);
+		for (int i = 0; i < n; i++) {
+			port_labels(f, pm->name, &p[i]);
+			fprintf(f, "} %.*f\n", pm->decimals,
+				pm->value(&p[i], wall));
+		}
 	}
-	head(f, "r2cc_port_state", "gauge",
-	     "The port's state: 1 DOWN, 2 INIT, 3 ARMED, 4 ACTIVE, "
-	     "5 ACTIVE_DEFER, 0 unknown.");
-	for (i = 0; i < n; i++) {
-		port_labels(f, "r2cc_port_state", &p[i]);
-		fprintf(f, "} %u\n", p[i].state);
-	}
-	head(f, "r2cc_port_speed_bytes", "gauge",
-	     "The port's data rate (lane rate x width) in bytes per second.");
-	for (i = 0; i < n; i++) {
-		port_labels(f, "r2cc_port_speed_bytes", &p[i]);
-		fprintf(f, "} %llu\n",
-			(unsigned long long)p[i].bandwidth_mbps * 125000ull);
-	}
-	head(f, "r2cc_port_transitions_total", "counter",
-	     "Times the port went down (left ACTIVE) or came up.");
-	for (i = 0; i < n; i++) {
-		port_labels(f, "r2cc_port_transitions_total", &p[i]);
-		fprintf(f, ",direction=\"down\"} %llu\n",
-			(unsigned long long)p[i].down_events);
-		port_labels(f, "r2cc_port_transitions_total", &p[i]);
-		fprintf(f, ",direction=\"up\"} %llu\n",
-			(unsigned long long)p[i].up_events);
-	}
-	head(f, "r2cc_port_flaps_total", "counter",
-	     "Downs that came inside the module's flap-damping window.");
-	for (i = 0; i < n; i++) {
-		port_labels(f, "r2cc_port_flaps_total", &p[i]);
-		fprintf(f, "} %llu\n", (unsigned long long)p[i].flaps);
-	}
-	head(f, "r2cc_port_down_seconds_total", "counter",
-	     "Time the port spent down since the module loaded.");
-	for (i = 0; i < n; i++) {
-		port_labels(f, "r2cc_port_down_seconds_total", &p[i]);
-		fprintf(f, "} %.3f\n", (double)p[i].down_time_ms / 1000);
-	}
-	head(f, "r2cc_port_last_change_timestamp_seconds", "gauge",
-	     "When the port last changed state (Unix time); 0 if never.");
-	for (i = 0; i < n; i++) {
-		port_labels(f, "r2cc_port_last_change_timestamp_seconds", &p[i]);
-		fprintf(f, "} %.3f\n", p[i].last_change_ns ?
-			wall_of(p[i].last_change_ns) : 0.0);
-	}
-	head(f, "r2cc_events_emitted_total", "counter",
-	     "Records r2cc.ko emitted.");
-	fprintf(f, "r2cc_events_emitted_total %llu\n",
-		(unsigned long long)st->emitted);
-	head(f, "r2cc_events_delivered_total", "counter",
-	     "Records queued to a subscriber.");
-	fprintf(f, "r2cc_events_delivered_total %llu\n",
-		(unsigned long long)st->delivered);
-	head(f, "r2cc_events_dropped_total", "counter",
-	     "Records lost to a full subscriber queue.");
-	fprintf(f, "r2cc_events_dropped_total %llu\n",
-		(unsigned long long)st->dropped);
-	head(f, "r2cc_event_subscribers", "gauge",
-	     "Open /dev/r2cc subscribers.");
-	fprintf(f, "r2cc_event_subscribers %u\n", st->subscribers);
+	print_global(f, "r2cc_events_emitted_total", "counter",
+		     "Records r2cc.ko emitted.", st->emitted);
+	print_global(f, "r2cc_events_delivered_total", "counter",
+		     "Records queued to a subscriber.", st->delivered);
+	print_global(f, "r2cc_events_dropped_total", "counter",
+		     "Records lost to a full subscriber queue.", st->dropped);
+	print_global(f, "r2cc_event_subscribers", "gauge",
+		     "Open /dev/r2cc subscribers.", st->subscribers);
 	head(f, "r2cc_module_info", "gauge",
 	     "r2cc.ko's version; the value is always 1.");
 	fputs("r2cc_module_info{", f);

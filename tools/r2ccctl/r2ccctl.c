@@ -136,7 +136,9 @@ static int cmd_status(int argc, char **argv)
 	struct ctl_module mod;
 	int n, rc;
 
-	if (argc > 1)
+	if (argc == 2 && !strcmp(argv[1], "--json"))
+		json = 1;
+	else if (argc > 1)
 		return usage_err(usage_status, "status: unexpected '%s'",
 				 argv[1]);
 	rc = snapshot(&ports, &n, &st, &mod);
@@ -473,11 +475,6 @@ int main(int argc, char **argv)
 			fputs(v->usage, stdout);
 			return CTL_OK;
 		}
-	}
-	if (v->fn == cmd_status && argc - i == 2 && !strcmp(argv[i + 1],
-							     "--json")) {
-		json = 1;
-		return cmd_status(1, argv + i);
 	}
 	return v->fn(argc - i, argv + i);
 }
