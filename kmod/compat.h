@@ -18,12 +18,13 @@
 #endif
 
 /* 6.3 made vm_flags read-only behind helpers. */
-static inline void r2cc_vma_clear_maywrite(struct vm_area_struct *vma)
+static inline void r2cc_vma_clear_flags(struct vm_area_struct *vma,
+					unsigned long flags)
 {
 #ifdef R2CC_HAVE_VM_FLAGS_CLEAR
-	vm_flags_clear(vma, VM_MAYWRITE);
+	vm_flags_clear(vma, flags);
 #else
-	vma->vm_flags &= ~VM_MAYWRITE;
+	vma->vm_flags &= ~flags;
 #endif
 }
 

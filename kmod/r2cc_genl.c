@@ -42,19 +42,28 @@ static int r2cc_genl_put_port(struct sk_buff *skb,
 			      R2CC_ATTR_PAD) ||
 	    nla_put_u64_64bit(skb, R2CC_ATTR_FLAPS, st->flaps, R2CC_ATTR_PAD) ||
 	    nla_put_u64_64bit(skb, R2CC_ATTR_DOWN_TIME_MS, st->down_time_ms,
+			      R2CC_ATTR_PAD) ||
+	    nla_put_u8(skb, R2CC_ATTR_REASON, st->reason) ||
+	    nla_put_u8(skb, R2CC_ATTR_DEGRADED, st->degraded) ||
+	    nla_put_u64_64bit(skb, R2CC_ATTR_ERROR_RATE, st->error_rate,
 			      R2CC_ATTR_PAD))
 		return -EMSGSIZE;
 	return 0;
 }
 
+/*
+ * A dump goes in (device index, port) order and resumes after the last
+ * port it sent, by key, so devices that come or go between two parts of
+ * a dump neither repeat nor skip a port that stayed.
+ */
 static int r2cc_genl_dump_ports(struct sk_buff *skb,
 				struct netlink_callback *cb)
 {
 	struct r2cc_port_stats st;
-	u32 pos = cb->args[0];
 	void *hdr;
 
-	while (!r2cc_port_stats_at(pos, &st)) {
+	while (!r2cc_port_stats_after(cb->args[0], cb->args[1], cb->args[2],
+				      &st)) {
 		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
 				  cb->nlh->nlmsg_seq, &r2cc_genl_family,
 				  NLM_F_MULTI, R2CC_CMD_GET_PORT);
@@ -65,9 +74,10 @@ static int r2cc_genl_dump_ports(struct sk_buff *skb,
 			break;
 		}
 		genlmsg_end(skb, hdr);
-		pos++;
+		cb->args[0] = 1;	/* started */
+		cb->args[1] = st.dev_index;
+		cb->args[2] = st.port;
 	}
-	cb->args[0] = pos;
 	return skb->len;
 }
 
@@ -133,7 +143,6 @@ static struct genl_family r2cc_genl_family __ro_after_init = {
 	.module = THIS_MODULE,
 	.small_ops = r2cc_genl_ops,
 	.n_small_ops = ARRAY_SIZE(r2cc_genl_ops),
-	.resv_start_op = R2CC_CMD_MAX + 1,
 	.mcgrps = r2cc_genl_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(r2cc_genl_mcgrps),
 };
@@ -146,12 +155,31 @@ void r2cc_genl_notify(const struct r2cc_event *ev)
 
 	if (!genl_has_listeners(&r2cc_genl_family, &init_net, 0))
 		return;
-	msg = genlmsg_new(nla_total_size(sizeof(*ev)) + 64, GFP_KERNEL);
+	msg = genlmsg_new(2 * nla_total_size(sizeof(*ev)) + 256, GFP_KERNEL);
 	if (!msg)
 		return;
 	hdr = genlmsg_put(msg, 0, 0, &r2cc_genl_family, 0, R2CC_CMD_EVENT);
 	if (!hdr ||
 	    nla_put_u64_64bit(msg, R2CC_ATTR_SEQ, ev->seq, R2CC_ATTR_PAD) ||
+	    nla_put_u16(msg, R2CC_ATTR_KIND, ev->kind) ||
+	    nla_put_u16(msg, R2CC_ATTR_FLAGS, ev->flags) ||
+	    nla_put_u64_64bit(msg, R2CC_ATTR_TIME_NS, ev->time_ns,
+			      R2CC_ATTR_PAD) ||
+	    nla_put_u32(msg, R2CC_ATTR_DEV_INDEX, ev->dev_index) ||
+	    nla_put_string(msg, R2CC_ATTR_DEV_NAME, ev->dev_name) ||
+	    nla_put_u32(msg, R2CC_ATTR_PORT, ev->port) ||
+	    nla_put_u8(msg, R2CC_ATTR_OLD_STATE, ev->old_state) ||
+	    nla_put_u8(msg, R2CC_ATTR_STATE, ev->new_state) ||
+	    nla_put_u8(msg, R2CC_ATTR_PHYS_STATE, ev->phys_state) ||
+	    nla_put_u8(msg, R2CC_ATTR_REASON, ev->reason) ||
+	    nla_put_u32(msg, R2CC_ATTR_IFINDEX, ev->ifindex) ||
+	    nla_put_u64_64bit(msg, R2CC_ATTR_BANDWIDTH_MBPS,
+			      ev->bandwidth_mbps, R2CC_ATTR_PAD) ||
+	    nla_put_u64_64bit(msg, R2CC_ATTR_OLD_BANDWIDTH_MBPS,
+			      ev->old_bandwidth_mbps, R2CC_ATTR_PAD) ||
+	    nla_put_u64_64bit(msg, R2CC_ATTR_LOST, ev->lost, R2CC_ATTR_PAD) ||
+	    nla_put_u64_64bit(msg, R2CC_ATTR_ERROR_RATE, ev->error_rate,
+			      R2CC_ATTR_PAD) ||
 	    nla_put(msg, R2CC_ATTR_EVENT, sizeof(*ev), ev)) {
 		nlmsg_free(msg);
 		return;

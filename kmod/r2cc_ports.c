@@ -17,6 +17,7 @@
 
 #include "compat.h"
 #include "r2cc.h"
+#include "r2cc_trace.h"
 
 static LIST_HEAD(r2cc_devs);		/* under r2cc_lock and r2cc_devs_lock */
 static DEFINE_SPINLOCK(r2cc_devs_lock);
@@ -74,6 +75,8 @@ static void r2cc_sample_port(struct r2cc_port *p, struct r2cc_sample *s)
 	int width;
 
 	memset(s, 0, sizeof(*s));
+	if (atomic_add_unless(&p->fail_queries, -1, 0))
+		return;		/* a drill (debugfs fail_query) */
 	if (ib_query_port(ibdev, p->num, &attr))
 		return;
 	width = ib_width_enum_to_int(attr.active_width);
@@ -98,9 +101,11 @@ static void r2cc_fill(struct r2cc_event *ev, const struct r2cc_dev *dev,
 		ev->port = p->num;
 		ev->old_state = p->state;
 		ev->new_state = p->state;
+		ev->reason = p->reason;
 		ev->phys_state = p->phys_state;
 		ev->ifindex = p->ifindex;
 		ev->bandwidth_mbps = p->bandwidth_mbps;
+		ev->old_bandwidth_mbps = p->bandwidth_mbps;
 	}
 }
 
@@ -113,8 +118,12 @@ static void r2cc_emit_simple(struct r2cc_dev *dev, struct r2cc_port *p,
 	r2cc_emit(&ev);
 }
 
-/* Report @p moving to @state, if it is a change.  Under r2cc_lock. */
-static void r2cc_port_report(struct r2cc_port *p, u8 state, u16 flags)
+/*
+ * Report @p in @state for @reason, if either changed (a change of reason
+ * alone updates the state page, not the record stream).  Under r2cc_lock.
+ */
+static void r2cc_port_report(struct r2cc_port *p, u8 state, u8 reason,
+			     u16 flags)
 {
 	u64 now = ktime_get_ns();
 	struct r2cc_event ev;
@@ -122,8 +131,15 @@ static void r2cc_port_report(struct r2cc_port *p, u8 state, u16 flags)
 	u16 kind;
 
 	lockdep_assert_held(&r2cc_lock);
-	if (state == old)
+	p->injected = flags & R2CC_EVF_INJECTED;
+	if (state == old) {
+		if (reason != p->reason) {
+			p->reason = reason;
+			p->generation++;
+			r2cc_state_update(p, true);
+		}
 		return;
+	}
 	if (state == R2CC_PORT_ACTIVE)
 		kind = R2CC_EV_PORT_UP;
 	else if (old == R2CC_PORT_ACTIVE)
@@ -140,11 +156,19 @@ static void r2cc_port_report(struct r2cc_port *p, u8 state, u16 flags)
 		p->down_since_ns = now;
 	} else if (kind == R2CC_EV_PORT_UP) {
 		p->up_events++;
+		p->flaps++;	/* a down/up cycle completed */
 		if (p->down_since_ns)
 			p->down_time_ns += now - p->down_since_ns;
 		p->down_since_ns = 0;
 	}
+	/* A port that leaves ACTIVE is not degraded: its DOWN says more. */
+	if (state != R2CC_PORT_ACTIVE && p->degraded) {
+		p->degraded = false;
+		p->over_polls = 0;
+		p->under_polls = 0;
+	}
 	p->state = state;
+	p->reason = reason;
 	p->last_change_ns = now;
 	p->generation++;
 	r2cc_state_update(p, true);
@@ -155,59 +179,171 @@ static void r2cc_port_report(struct r2cc_port *p, u8 state, u16 flags)
 	r2cc_emit(&ev);
 }
 
-/* A fresh sample of @p arrived; apply flap damping and report. */
+/* @p's link bandwidth changed while it stayed ACTIVE.  Under r2cc_lock. */
+static void r2cc_port_speed(struct r2cc_port *p, u64 old_mbps)
+{
+	struct r2cc_event ev;
+
+	lockdep_assert_held(&r2cc_lock);
+	p->generation++;
+	r2cc_state_update(p, true);
+	r2cc_fill(&ev, p->dev, p, R2CC_EV_PORT_SPEED, 0);
+	ev.old_bandwidth_mbps = old_mbps;
+	r2cc_emit(&ev);
+}
+
+/* Stop holding back an up (flap damping), if one is.  Under r2cc_lock. */
+static void r2cc_port_undamp(struct r2cc_port *p)
+{
+	if (!p->damping)
+		return;
+	p->damping = false;
+	/* Not _sync: the work takes r2cc_lock and rechecks. */
+	cancel_delayed_work(&p->damp_work);
+}
+
+/*
+ * A fresh sample of @p arrived; apply what overrides it (a fatal device),
+ * flap damping, and report.
+ */
 static void r2cc_port_apply(struct r2cc_port *p, const struct r2cc_sample *s)
 {
+	u8 state = s->state, reason = R2CC_REASON_NONE;
+	u64 old_mbps = p->bandwidth_mbps;
+	bool was_damping = p->damping;
+
 	lockdep_assert_held(&r2cc_lock);
+	p->injected = false;
+	if (p->dev->fatal) {
+		state = R2CC_PORT_DOWN;
+		reason = R2CC_REASON_FATAL;
+	}
+	p->query_fails = 0;
 	p->phys_state = s->phys_state;
 	p->link_layer = s->link_layer;
 	p->ifindex = s->ifindex;
 	p->bandwidth_mbps = s->bandwidth_mbps;
 
-	if (s->state == R2CC_PORT_ACTIVE && p->state != R2CC_PORT_ACTIVE &&
-	    r2cc_damping_ms) {
+	if (state == R2CC_PORT_ACTIVE && p->state != R2CC_PORT_ACTIVE &&
+	    READ_ONCE(r2cc_damping_ms)) {
 		/* Report the up only once it has held for damping_ms. */
 		if (!p->damping) {
 			p->damping = true;
+			trace_r2cc_damping(p->dev->name, p->num, true, p->flaps);
 			mod_delayed_work(r2cc_wq, &p->damp_work,
 					 msecs_to_jiffies(r2cc_damping_ms));
 		}
 		return;
 	}
-	if (s->state != R2CC_PORT_ACTIVE && p->damping) {
-		p->damping = false;
-		p->flaps++;
-		/* Not _sync: the work takes r2cc_lock and rechecks. */
-		cancel_delayed_work(&p->damp_work);
+	if (was_damping) {
+		r2cc_port_undamp(p);
+		if (state != R2CC_PORT_ACTIVE) {
+			p->flaps++;	/* bounced while held: a cycle */
+			trace_r2cc_damping(p->dev->name, p->num, false,
+					   p->flaps);
+		}
 	}
-	r2cc_port_report(p, s->state, 0);
+	if (state == p->state && reason == p->reason) {
+		if (state == R2CC_PORT_ACTIVE && old_mbps != p->bandwidth_mbps)
+			r2cc_port_speed(p, old_mbps);
+		return;
+	}
+	r2cc_port_report(p, state, reason, was_damping &&
+			 state == R2CC_PORT_ACTIVE ? R2CC_EVF_DAMPED : 0);
 }
 
-/* Bit of r2cc_port.pending (kinds start at 1): the port reported an error. */
-#define R2CC_PENDING_DOWN 0
+/*
+ * Bits of r2cc_port.pending (event kinds start at 1): the port reported an
+ * error; a real event (not a periodic poll) asked for this query; the port
+ * is to be re-queried; its error counters are to be read.
+ */
+#define R2CC_PENDING_DOWN	0
+#define R2CC_PENDING_EVENT	(R2CC_EV_KIND_MAX + 1)
+#define R2CC_PENDING_QUERY	(R2CC_EV_KIND_MAX + 2)
+#define R2CC_PENDING_POLL	(R2CC_EV_KIND_MAX + 3)
+
+/* Failed queries in a row that make a port DOWN, and their spacing. */
+#define R2CC_QUERY_FAILS_DOWN	3
+#define R2CC_QUERY_RETRY_MS	100
+#define R2CC_QUERY_DOWN_RETRY_MS	1000
 
 static const u16 r2cc_port_kinds[] = {
 	R2CC_EV_GID_CHANGE, R2CC_EV_LID_CHANGE, R2CC_EV_PKEY_CHANGE,
 	R2CC_EV_CLIENT_REREGISTER, R2CC_EV_SM_CHANGE,
 };
 
-static void r2cc_port_work(struct work_struct *work)
+/* A query of @p failed.  Under r2cc_lock. */
+static void r2cc_port_query_failed(struct r2cc_port *p)
 {
-	struct r2cc_port *p = container_of(work, struct r2cc_port, work);
+	lockdep_assert_held(&r2cc_lock);
+	if (p->query_fails < U8_MAX)
+		p->query_fails++;
+	trace_r2cc_query_failed(p->dev->name, p->num, p->query_fails);
+	if (p->query_fails < R2CC_QUERY_FAILS_DOWN) {
+		queue_delayed_work(r2cc_wq, &p->retry_work,
+				   msecs_to_jiffies(R2CC_QUERY_RETRY_MS));
+		return;
+	}
+	/* A port we cannot query is not one to send on. */
+	r2cc_port_undamp(p);
+	if (p->state != R2CC_PORT_NOP)
+		r2cc_port_report(p, R2CC_PORT_DOWN, R2CC_REASON_QUERY, 0);
+	/* Ask again, slower, until a query answers and brings it back. */
+	queue_delayed_work(r2cc_wq, &p->retry_work,
+			   msecs_to_jiffies(R2CC_QUERY_DOWN_RETRY_MS));
+}
+
+/* @p's error counters crossed a threshold.  Under r2cc_lock. */
+static void r2cc_port_health(struct r2cc_port *p, u16 kind)
+{
+	struct r2cc_event ev;
+
+	lockdep_assert_held(&r2cc_lock);
+	p->generation++;
+	r2cc_state_update(p, true);
+	r2cc_fill(&ev, p->dev, p, kind, 0);
+	ev.error_rate = p->error_rate;
+	r2cc_emit(&ev);
+}
+
+static void r2cc_port_refresh(struct r2cc_port *p)
+{
+	unsigned long pending = xchg(&p->pending, 0);
+	bool query = pending & ~BIT(R2CC_PENDING_POLL) ||
+		     READ_ONCE(r2cc_poll_query);
 	struct r2cc_dev *dev = p->dev;
+	bool counted = false;
 	struct r2cc_sample s;
-	unsigned long pending;
+	u64 errors = 0;
+	u16 health;
 	int i;
 
-	r2cc_sample_port(p, &s);
+	/* Both may sleep: before r2cc_lock. */
+	if (pending & BIT(R2CC_PENDING_POLL))
+		counted = r2cc_health_read(p, &errors);
+	if (query)
+		r2cc_sample_port(p, &s);
 	mutex_lock(&r2cc_lock);
 	if (!dev->live || dev->removing)
 		goto out;
-	pending = xchg(&p->pending, 0);
 	for (i = 0; i < ARRAY_SIZE(r2cc_port_kinds); i++)
 		if (pending & BIT(r2cc_port_kinds[i]))
 			r2cc_emit_simple(dev, p, r2cc_port_kinds[i], 0);
-	if (s.ok && (pending & BIT(R2CC_PENDING_DOWN)) &&
+	if (counted) {
+		health = r2cc_health_apply(p, errors, ktime_get_ns());
+		if (health)
+			r2cc_port_health(p, health);
+	}
+	if (!query)
+		goto out;
+	if (!s.ok) {
+		r2cc_port_query_failed(p);
+		goto out;
+	}
+	/* An injected state lasts until the port's next real event. */
+	if (p->injected && !(pending & BIT(R2CC_PENDING_EVENT)))
+		goto out;
+	if ((pending & BIT(R2CC_PENDING_DOWN)) &&
 	    s.state == R2CC_PORT_ACTIVE &&
 	    (p->state == R2CC_PORT_ACTIVE || p->damping)) {
 		/*
@@ -221,10 +357,23 @@ static void r2cc_port_work(struct work_struct *work)
 		down.state = R2CC_PORT_DOWN;
 		r2cc_port_apply(p, &down);
 	}
-	if (s.ok)
-		r2cc_port_apply(p, &s);
+	r2cc_port_apply(p, &s);
 out:
 	mutex_unlock(&r2cc_lock);
+}
+
+static void r2cc_port_work(struct work_struct *work)
+{
+	r2cc_port_refresh(container_of(work, struct r2cc_port, work));
+}
+
+static void r2cc_retry_work(struct work_struct *work)
+{
+	struct r2cc_port *p = container_of(to_delayed_work(work),
+					   struct r2cc_port, retry_work);
+
+	set_bit(R2CC_PENDING_QUERY, &p->pending);
+	r2cc_port_refresh(p);
 }
 
 static void r2cc_damp_work(struct work_struct *work)
@@ -237,20 +386,38 @@ static void r2cc_damp_work(struct work_struct *work)
 	mutex_lock(&r2cc_lock);
 	if (p->dev->live && !p->dev->removing && p->damping) {
 		p->damping = false;
-		if (s.ok && s.state == R2CC_PORT_ACTIVE)
-			r2cc_port_report(p, R2CC_PORT_ACTIVE, R2CC_EVF_DAMPED);
+		if (s.ok && s.state == R2CC_PORT_ACTIVE && !p->dev->fatal)
+			r2cc_port_report(p, R2CC_PORT_ACTIVE, R2CC_REASON_NONE,
+					 R2CC_EVF_DAMPED);
 		else
 			p->flaps++;
 	}
 	mutex_unlock(&r2cc_lock);
 }
 
-static void r2cc_queue_ports(struct r2cc_dev *dev)
+/* Work on every port of @dev: R2CC_PENDING_EVENT, or _POLL. */
+static void r2cc_queue_ports(struct r2cc_dev *dev, unsigned int why)
 {
 	u32 i;
 
-	for (i = 0; i < dev->nports; i++)
+	for (i = 0; i < dev->nports; i++) {
+		set_bit(why, &dev->ports[i].pending);
 		queue_work(r2cc_wq, &dev->ports[i].work);
+	}
+}
+
+/* Every port of @dev DOWN for @reason, e.g. a fatal device.  Under r2cc_lock. */
+static void r2cc_dev_down(struct r2cc_dev *dev, u8 reason, u16 flags)
+{
+	u32 i;
+
+	lockdep_assert_held(&r2cc_lock);
+	for (i = 0; i < dev->nports; i++) {
+		struct r2cc_port *p = &dev->ports[i];
+
+		r2cc_port_undamp(p);
+		r2cc_port_report(p, R2CC_PORT_DOWN, reason, flags);
+	}
 }
 
 static void r2cc_dev_work(struct work_struct *work)
@@ -258,11 +425,15 @@ static void r2cc_dev_work(struct work_struct *work)
 	struct r2cc_dev *dev = container_of(work, struct r2cc_dev, dev_work);
 
 	mutex_lock(&r2cc_lock);
+	/* Not live yet: the bit stays, and add queues this work again. */
 	if (dev->live && !dev->removing &&
-	    test_and_clear_bit(R2CC_EV_DEVICE_FATAL, &dev->dev_pending))
+	    test_and_clear_bit(R2CC_EV_DEVICE_FATAL, &dev->dev_pending)) {
+		dev->fatal = true;
 		r2cc_emit_simple(dev, NULL, R2CC_EV_DEVICE_FATAL, 0);
+		r2cc_dev_down(dev, R2CC_REASON_FATAL, 0);
+	}
 	mutex_unlock(&r2cc_lock);
-	r2cc_queue_ports(dev);
+	r2cc_queue_ports(dev, R2CC_PENDING_EVENT);
 }
 
 /* May be called in atomic context: note the event, defer the work. */
@@ -307,6 +478,7 @@ static void r2cc_event_handler(struct ib_event_handler *h, struct ib_event *e)
 	p = &dev->ports[num - 1];
 	if (e->event != IB_EVENT_PORT_ACTIVE)
 		set_bit(kind, &p->pending);
+	set_bit(R2CC_PENDING_EVENT, &p->pending);
 	queue_work(r2cc_wq, &p->work);
 }
 
@@ -326,7 +498,7 @@ static int r2cc_netdev_event(struct notifier_block *nb, unsigned long event,
 	spin_lock(&r2cc_devs_lock);
 	list_for_each_entry(dev, &r2cc_devs, list)
 		if (dev->ibdev == ibdev && !dev->removing)
-			r2cc_queue_ports(dev);
+			r2cc_queue_ports(dev, R2CC_PENDING_EVENT);
 	spin_unlock(&r2cc_devs_lock);
 	ib_device_put(ibdev);
 	return NOTIFY_DONE;
@@ -365,6 +537,7 @@ static int r2cc_add_one(struct ib_device *ibdev)
 		p->slot = -1;
 		INIT_WORK(&p->work, r2cc_port_work);
 		INIT_DELAYED_WORK(&p->damp_work, r2cc_damp_work);
+		INIT_DELAYED_WORK(&p->retry_work, r2cc_retry_work);
 	}
 	ret = r2cc_sysfs_add_dev(dev);	/* takes ownership of dev */
 	if (ret) {
@@ -379,8 +552,10 @@ static int r2cc_add_one(struct ib_device *ibdev)
 	 */
 	INIT_IB_EVENT_HANDLER(&dev->handler, ibdev, r2cc_event_handler);
 	ib_register_event_handler(&dev->handler);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		r2cc_sample_port(&dev->ports[i], &s[i]);
+		r2cc_health_init(&dev->ports[i]);
+	}
 
 	mutex_lock(&r2cc_lock);
 	spin_lock(&r2cc_devs_lock);
@@ -390,7 +565,7 @@ static int r2cc_add_one(struct ib_device *ibdev)
 	for (i = 0; i < n; i++) {
 		struct r2cc_port *p = &dev->ports[i];
 
-		p->slot = r2cc_state_slot_get();
+		p->slot = r2cc_state_slot_get(&p->incarnation);
 		if (p->slot < 0)
 			pr_warn_once("state page full: %s port %u not mapped\n",
 				     dev->name, p->num);
@@ -400,7 +575,7 @@ static int r2cc_add_one(struct ib_device *ibdev)
 			p->ifindex = s[i].ifindex;
 			p->bandwidth_mbps = s[i].bandwidth_mbps;
 			/* First report: no damping for the initial state. */
-			r2cc_port_report(p, s[i].state, 0);
+			r2cc_port_report(p, s[i].state, R2CC_REASON_NONE, 0);
 		}
 	}
 	dev->live = true;
@@ -408,7 +583,8 @@ static int r2cc_add_one(struct ib_device *ibdev)
 	kfree(s);
 
 	ib_set_client_data(ibdev, &r2cc_client, dev);
-	r2cc_queue_ports(dev);
+	/* A fatal event while we sampled is handled now, then every port. */
+	queue_work(r2cc_wq, &dev->dev_work);
 	return 0;
 }
 
@@ -429,6 +605,8 @@ static void r2cc_remove_one(struct ib_device *ibdev, void *data)
 	for (i = 0; i < dev->nports; i++) {
 		cancel_work_sync(&dev->ports[i].work);
 		cancel_delayed_work_sync(&dev->ports[i].damp_work);
+		cancel_delayed_work_sync(&dev->ports[i].retry_work);
+		r2cc_health_exit(&dev->ports[i]);
 	}
 
 	/* The ports are gone: report them so, then the device. */
@@ -436,7 +614,7 @@ static void r2cc_remove_one(struct ib_device *ibdev, void *data)
 	for (i = 0; i < dev->nports; i++) {
 		struct r2cc_port *p = &dev->ports[i];
 
-		r2cc_port_report(p, R2CC_PORT_NOP, 0);
+		r2cc_port_report(p, R2CC_PORT_NOP, R2CC_REASON_REMOVED, 0);
 		r2cc_state_update(p, false);
 		r2cc_state_slot_put(p->slot);
 		p->slot = -1;
@@ -447,11 +625,32 @@ static void r2cc_remove_one(struct ib_device *ibdev, void *data)
 	r2cc_sysfs_del_dev(dev);	/* drops the last reference */
 }
 
+/*
+ * `rdma dev set NAME name NEW`: records and sysfs follow the new name, so
+ * a new device taking the old name is monitored under it.
+ */
+static void r2cc_rename_one(struct ib_device *ibdev, void *data)
+{
+	struct r2cc_dev *dev = data;
+	char name[R2CC_DEV_NAME_MAX];
+	int ret;
+
+	strscpy(name, dev_name(&ibdev->dev), sizeof(name));
+	mutex_lock(&r2cc_lock);
+	ret = kobject_rename(&dev->kobj, name);
+	if (ret)
+		pr_warn("%s renamed to %s, but its sysfs directory was not: %d\n",
+			dev->name, name, ret);
+	strscpy(dev->name, name, sizeof(dev->name));
+	mutex_unlock(&r2cc_lock);
+}
+
 static struct ib_client r2cc_client = {
 	.name = "r2cc",
 	.no_kverbs_req = 1,
 	.add = r2cc_add_one,
 	.remove = r2cc_remove_one,
+	.rename = r2cc_rename_one,
 };
 
 /* Under r2cc_lock. */
@@ -483,6 +682,7 @@ int r2cc_snapshot_fill(struct r2cc_port_info *info, u32 max, u32 *count,
 			e->dev_index = dev->index;
 			e->port = p->num;
 			e->state = p->state;
+			e->reason = p->reason;
 			e->phys_state = p->phys_state;
 			e->link_layer = p->link_layer;
 			e->ifindex = p->ifindex;
@@ -507,40 +707,57 @@ u64 r2cc_down_time_ms(const struct r2cc_port *p)
 	return div_u64(t, NSEC_PER_MSEC);
 }
 
-/* The @pos-th port of all devices, or -ENOENT past the last one. */
-int r2cc_port_stats_at(u32 pos, struct r2cc_port_stats *st)
+/* (@dev_index, @port) comes before (@d, @p). */
+static bool r2cc_key_before(u32 dev_index, u32 port, u32 d, u32 p)
 {
+	return dev_index < d || (dev_index == d && port < p);
+}
+
+/*
+ * The first port in (device index, port) order after (@dev_index, @port),
+ * or the first of all unless @started; -ENOENT past the last one.
+ */
+int r2cc_port_stats_after(bool started, u32 dev_index, u32 port,
+			  struct r2cc_port_stats *st)
+{
+	const struct r2cc_port *best = NULL;
 	const struct r2cc_dev *dev;
-	int ret = -ENOENT;
+	u32 i;
 
 	mutex_lock(&r2cc_lock);
-	list_for_each_entry(dev, &r2cc_devs, list) {
-		const struct r2cc_port *p;
+	list_for_each_entry(dev, &r2cc_devs, list)
+		for (i = 0; i < dev->nports; i++) {
+			const struct r2cc_port *p = &dev->ports[i];
 
-		if (pos >= dev->nports) {
-			pos -= dev->nports;
-			continue;
+			if (started &&
+			    !r2cc_key_before(dev_index, port, dev->index, p->num))
+				continue;
+			if (!best || r2cc_key_before(dev->index, p->num,
+						     best->dev->index,
+						     best->num))
+				best = p;
 		}
-		p = &dev->ports[pos];
+	if (best) {
 		memset(st, 0, sizeof(*st));
-		st->dev_index = dev->index;
-		st->port = p->num;
-		st->ifindex = p->ifindex;
-		st->state = p->state;
-		st->phys_state = p->phys_state;
-		st->link_layer = p->link_layer;
-		st->bandwidth_mbps = p->bandwidth_mbps;
-		st->last_change_ns = p->last_change_ns;
-		st->down_events = p->down_events;
-		st->up_events = p->up_events;
-		st->flaps = p->flaps;
-		st->down_time_ms = r2cc_down_time_ms(p);
-		strscpy(st->dev_name, dev->name, sizeof(st->dev_name));
-		ret = 0;
-		break;
+		st->dev_index = best->dev->index;
+		st->port = best->num;
+		st->ifindex = best->ifindex;
+		st->state = best->state;
+		st->reason = best->reason;
+		st->degraded = best->degraded;
+		st->error_rate = best->error_rate;
+		st->phys_state = best->phys_state;
+		st->link_layer = best->link_layer;
+		st->bandwidth_mbps = best->bandwidth_mbps;
+		st->last_change_ns = best->last_change_ns;
+		st->down_events = best->down_events;
+		st->up_events = best->up_events;
+		st->flaps = best->flaps;
+		st->down_time_ms = r2cc_down_time_ms(best);
+		strscpy(st->dev_name, best->dev->name, sizeof(st->dev_name));
 	}
 	mutex_unlock(&r2cc_lock);
-	return ret;
+	return best ? 0 : -ENOENT;
 }
 
 int r2cc_inject(const struct r2cc_inject *inj)
@@ -563,6 +780,7 @@ int r2cc_inject(const struct r2cc_inject *inj)
 		}
 		r2cc_emit_simple(dev, NULL, R2CC_EV_DEVICE_FATAL,
 				 R2CC_EVF_INJECTED);
+		r2cc_dev_down(dev, R2CC_REASON_FATAL, R2CC_EVF_INJECTED);
 		goto out;
 	}
 	if (inj->kind != R2CC_EV_PORT_DOWN && inj->kind != R2CC_EV_PORT_UP) {
@@ -576,14 +794,80 @@ int r2cc_inject(const struct r2cc_inject *inj)
 	p = &dev->ports[inj->port - 1];
 	state = inj->kind == R2CC_EV_PORT_UP ? R2CC_PORT_ACTIVE :
 					       R2CC_PORT_DOWN;
-	if (p->state == state) {
+	if (state == R2CC_PORT_ACTIVE && dev->fatal) {
+		ret = -EIO;	/* a dead device's port is never shown up */
+		goto out;
+	}
+	if (p->state == state && p->reason == R2CC_REASON_NONE) {
 		ret = -EALREADY;
 		goto out;
 	}
-	r2cc_port_report(p, state, R2CC_EVF_INJECTED);
+	r2cc_port_undamp(p);
+	r2cc_port_report(p, state, R2CC_REASON_NONE, R2CC_EVF_INJECTED);
 out:
 	mutex_unlock(&r2cc_lock);
 	return ret;
+}
+
+/* damping_ms changed: holds end by the new rule now, not at the old one's. */
+void r2cc_damping_changed(void)
+{
+	struct r2cc_dev *dev;
+	u32 i;
+
+	mutex_lock(&r2cc_lock);
+	list_for_each_entry(dev, &r2cc_devs, list)
+		for (i = 0; i < dev->nports; i++)
+			if (dev->ports[i].damping)
+				mod_delayed_work(r2cc_wq,
+						 &dev->ports[i].damp_work,
+						 msecs_to_jiffies(r2cc_damping_ms));
+	mutex_unlock(&r2cc_lock);
+}
+
+/* Make the next @n queries of a port fail (debugfs, for drills and tests). */
+int r2cc_fail_queries(u32 dev_index, u32 port, unsigned int n)
+{
+	struct r2cc_dev *dev;
+	int ret = -ENODEV;
+
+	mutex_lock(&r2cc_lock);
+	dev = r2cc_find_dev(dev_index);
+	if (dev && port >= 1 && port <= dev->nports) {
+		atomic_set(&dev->ports[port - 1].fail_queries, n);
+		set_bit(R2CC_PENDING_EVENT, &dev->ports[port - 1].pending);
+		queue_work(r2cc_wq, &dev->ports[port - 1].work);
+		ret = 0;
+	} else if (dev) {
+		ret = -EINVAL;
+	}
+	mutex_unlock(&r2cc_lock);
+	return ret;
+}
+
+/*
+ * Every poll_ms, read every port's error counters (r2cc_health.c) and,
+ * with poll_query, re-query it: a port whose queries fail, or whose speed
+ * changes without an event, is seen within one period.
+ */
+static void r2cc_poll_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(r2cc_poll_work, r2cc_poll_fn);
+
+static void r2cc_poll_fn(struct work_struct *work)
+{
+	unsigned int ms = READ_ONCE(r2cc_poll_ms);
+	struct r2cc_dev *dev;
+
+	if (ms) {
+		spin_lock(&r2cc_devs_lock);
+		list_for_each_entry(dev, &r2cc_devs, list)
+			if (!dev->removing)
+				r2cc_queue_ports(dev, R2CC_PENDING_POLL);
+		spin_unlock(&r2cc_devs_lock);
+	}
+	/* Off: look again in a second whether it was turned on. */
+	queue_delayed_work(r2cc_wq, &r2cc_poll_work,
+			   msecs_to_jiffies(ms ? ms : MSEC_PER_SEC));
 }
 
 int r2cc_ports_init(void)
@@ -594,13 +878,17 @@ int r2cc_ports_init(void)
 	if (ret)
 		return ret;
 	ret = ib_register_client(&r2cc_client);
-	if (ret)
+	if (ret) {
 		unregister_netdevice_notifier(&r2cc_netdev_nb);
-	return ret;
+		return ret;
+	}
+	queue_delayed_work(r2cc_wq, &r2cc_poll_work, 0);
+	return 0;
 }
 
 void r2cc_ports_exit(void)
 {
+	cancel_delayed_work_sync(&r2cc_poll_work);
 	ib_unregister_client(&r2cc_client);
 	unregister_netdevice_notifier(&r2cc_netdev_nb);
 }

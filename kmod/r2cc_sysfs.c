@@ -30,12 +30,14 @@ R2CC_GLOBAL_ATTR(subscribers, "%u", r2cc_stat_subscribers());
 R2CC_GLOBAL_ATTR(events_emitted, "%llu", r2cc_stat_emitted());
 R2CC_GLOBAL_ATTR(events_delivered, "%llu", r2cc_stat_delivered());
 R2CC_GLOBAL_ATTR(events_dropped, "%llu", r2cc_stat_dropped());
+R2CC_GLOBAL_ATTR(subscribers_refused, "%llu", r2cc_stat_refused());
 
 static struct attribute *r2cc_global_attrs[] = {
 	&r2cc_attr_subscribers.attr,
 	&r2cc_attr_events_emitted.attr,
 	&r2cc_attr_events_delivered.attr,
 	&r2cc_attr_events_dropped.attr,
+	&r2cc_attr_subscribers_refused.attr,
 	NULL,
 };
 
@@ -106,6 +108,52 @@ R2CC_PORT_ATTR(flaps, p->flaps);
 R2CC_PORT_ATTR(last_change_ns, p->last_change_ns);
 R2CC_PORT_ATTR(down_time_ms, r2cc_down_time_ms(p));
 R2CC_PORT_ATTR(generation, p->generation);
+R2CC_PORT_ATTR(reason, p->reason);
+R2CC_PORT_ATTR(incarnation, p->incarnation);
+R2CC_PORT_ATTR(degraded, p->degraded);
+R2CC_PORT_ATTR(error_rate, p->error_rate);
+R2CC_PORT_ATTR(errors, p->err_total);
+R2CC_PORT_ATTR(error_counters, p->nerr);
+
+/*
+ * Per-port thresholds of r2cc_health.c, read-write: 0 means the module
+ * parameter of the same name.
+ */
+static u32 *r2cc_rate_field(struct r2cc_port *p, struct kobj_attribute *a);
+
+static ssize_t r2cc_rate_show(struct kobject *kobj, struct kobj_attribute *a,
+			      char *buf)
+{
+	struct r2cc_port *p = container_of(kobj, struct r2cc_port, kobj);
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(*r2cc_rate_field(p, a)));
+}
+
+static ssize_t r2cc_rate_store(struct kobject *kobj, struct kobj_attribute *a,
+			       const char *buf, size_t len)
+{
+	struct r2cc_port *p = container_of(kobj, struct r2cc_port, kobj);
+	u32 v;
+	int ret = kstrtou32(buf, 0, &v);
+
+	if (ret)
+		return ret;
+	mutex_lock(&r2cc_lock);
+	*r2cc_rate_field(p, a) = v;
+	mutex_unlock(&r2cc_lock);
+	return len;
+}
+
+static struct kobj_attribute r2cc_port_attr_degrade_rate =
+	__ATTR(degrade_rate, 0644, r2cc_rate_show, r2cc_rate_store);
+static struct kobj_attribute r2cc_port_attr_recover_rate =
+	__ATTR(recover_rate, 0644, r2cc_rate_show, r2cc_rate_store);
+
+static u32 *r2cc_rate_field(struct r2cc_port *p, struct kobj_attribute *a)
+{
+	return a == &r2cc_port_attr_degrade_rate ? &p->degrade_rate :
+						   &p->recover_rate;
+}
 
 /*
  * "state" is text; the kobj_attribute wrapper below is dispatched by
@@ -118,11 +166,27 @@ static ssize_t r2cc_port_sysfs_show(struct kobject *kobj,
 {
 	if (attr == &r2cc_port_attr_state.attr)
 		return state_show(kobj, &r2cc_port_attr_state, buf);
+	if (attr == &r2cc_port_attr_degrade_rate.attr ||
+	    attr == &r2cc_port_attr_recover_rate.attr)
+		return r2cc_rate_show(kobj, container_of(attr,
+				      struct kobj_attribute, attr), buf);
 	return r2cc_port_attr_show(kobj, attr, buf);
+}
+
+static ssize_t r2cc_port_sysfs_store(struct kobject *kobj,
+				     struct attribute *attr, const char *buf,
+				     size_t len)
+{
+	if (attr == &r2cc_port_attr_degrade_rate.attr ||
+	    attr == &r2cc_port_attr_recover_rate.attr)
+		return r2cc_rate_store(kobj, container_of(attr,
+				       struct kobj_attribute, attr), buf, len);
+	return -EIO;
 }
 
 static const struct sysfs_ops r2cc_port_sysfs_ops = {
 	.show = r2cc_port_sysfs_show,
+	.store = r2cc_port_sysfs_store,
 };
 
 static struct attribute *r2cc_port_attrs[] = {
@@ -137,6 +201,14 @@ static struct attribute *r2cc_port_attrs[] = {
 	&r2cc_port_attr_last_change_ns.attr,
 	&r2cc_port_attr_down_time_ms.attr,
 	&r2cc_port_attr_generation.attr,
+	&r2cc_port_attr_reason.attr,
+	&r2cc_port_attr_incarnation.attr,
+	&r2cc_port_attr_degraded.attr,
+	&r2cc_port_attr_error_rate.attr,
+	&r2cc_port_attr_errors.attr,
+	&r2cc_port_attr_error_counters.attr,
+	&r2cc_port_attr_degrade_rate.attr,
+	&r2cc_port_attr_recover_rate.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(r2cc_port);
@@ -220,13 +292,18 @@ err_dev:
 	return ret;
 }
 
+/* The directories go now, the objects with their last reference. */
 void r2cc_sysfs_del_dev(struct r2cc_dev *dev)
 {
 	u32 i;
 
-	for (i = 0; i < dev->nports; i++)
+	for (i = 0; i < dev->nports; i++) {
+		kobject_del(&dev->ports[i].kobj);
 		kobject_put(&dev->ports[i].kobj);
+	}
+	kobject_del(dev->ports_kobj);
 	kobject_put(dev->ports_kobj);
+	kobject_del(&dev->kobj);
 	kobject_put(&dev->kobj);
 }
 

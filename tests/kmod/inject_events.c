@@ -28,7 +28,7 @@ static int state_page_port(const struct r2cc_state_header *h, int dev,
 			    h->ports[i].port == 1)
 				*out = h->ports[i];
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	} while (__atomic_load_n(&h->seq, __ATOMIC_RELAXED) != s);
+	} while ((s & 1) || __atomic_load_n(&h->seq, __ATOMIC_RELAXED) != s);
 	return out->flags & R2CC_SLOT_VALID;
 }
 
@@ -112,7 +112,8 @@ int main(void)
 	       ev.old_state == R2CC_PORT_ACTIVE &&
 	       ev.new_state == R2CC_PORT_DOWN &&
 	       !strcmp(ev.dev_name, "rxe0") && ev.time_ns > 0 &&
-	       !ev.reserved0 && !ev.reserved[0] && !ev.reserved[1],
+	       !ev.reason && !ev.error_rate &&
+	       ev.old_bandwidth_mbps == ev.bandwidth_mbps,
 	       "record: kind DOWN, injected, ACTIVE -> DOWN, rxe0 port 1");
 	tap_ok(h && state_page_port(h, dev, &sp) &&
 	       sp.state == R2CC_PORT_DOWN && sp.last_change_ns == ev.time_ns,

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Every /dev/r2cc ioctl with good, wrong, short, oversized, out-of-range
- * and hostile arguments; short and non-blocking reads; mmap permissions;
- * inject without CAP_NET_ADMIN.  Needs root, rxe0 present.
+ * and hostile arguments, and the size rules that let structures grow
+ * (an older, shorter caller and a newer, longer one); short, non-blocking
+ * and faulting reads; mmap permissions; inject without CAP_NET_ADMIN.
+ * Needs root, rxe0 present.
  */
 #include <stdint.h>
 #include <sys/mman.h>
@@ -11,6 +13,9 @@
 #include "r2cc_test.h"
 
 #define BADPTR ((void *)(uintptr_t)0x10)
+
+/* A pointer the compiler cannot see through, for reads that must fault. */
+static void *volatile badptr = BADPTR;
 
 static int ioc(int fd, unsigned long cmd, void *arg)
 {
@@ -25,7 +30,13 @@ int main(void)
 	struct r2cc_filter filt;
 	struct r2cc_inject inj;
 	struct r2cc_event ev;
-	int fd, dev, st;
+	struct {
+		struct r2cc_snapshot s;
+		__u64 tail;		/* a newer caller's field */
+	} big;
+	unsigned char vbuf[64];
+	__u64 seq;
+	int fd, dev, st, i, ok;
 	char small[8];
 	void *map;
 	pid_t pid;
@@ -36,7 +47,7 @@ int main(void)
 	dev = r2cc_dev_index("rxe0");
 	if (dev < 0)
 		tap_skip_all("no rxe0");
-	tap_plan(39);
+	tap_plan(49);
 
 	/* VERSION */
 	memset(&ver, 0xff, sizeof(ver));
@@ -46,7 +57,8 @@ int main(void)
 	       ver.event_size == sizeof(struct r2cc_event) &&
 	       ver.port_info_size == sizeof(struct r2cc_port_info) &&
 	       ver.state_size >= 4096 && ver.queue_len >= 2 &&
-	       !ver.reserved[0] && !ver.reserved[1] && !ver.reserved[2],
+	       ver.size == sizeof(ver) &&
+	       !ver.reserved[0] && !ver.reserved[1],
 	       "VERSION: abi %u, record %u bytes, queue %u", ver.abi,
 	       ver.event_size, ver.queue_len);
 	tap_ok(ioc(fd, R2CC_IOC_VERSION, NULL) == -EFAULT, "VERSION NULL: EFAULT");
@@ -54,8 +66,23 @@ int main(void)
 	       "VERSION bad pointer: EFAULT");
 	tap_ok(ioc(fd, _IO(R2CC_IOC_MAGIC, 99), NULL) == -ENOTTY,
 	       "unknown command: ENOTTY");
-	tap_ok(ioc(fd, _IOR(R2CC_IOC_MAGIC, 0, __u32), &st) == -ENOTTY,
-	       "VERSION number with another size: ENOTTY");
+	tap_ok(ioc(fd, _IOR(R2CC_IOC_MAGIC, 0, __u32), &st) == -EINVAL,
+	       "VERSION encoded smaller than its first version: EINVAL");
+	memset(vbuf, 0xa5, sizeof(vbuf));
+	st = ioc(fd, _IOR(R2CC_IOC_MAGIC, 0, unsigned char[64]), vbuf);
+	for (i = (int)sizeof(ver), ok = 1; i < (int)sizeof(vbuf); i++)
+		ok &= vbuf[i] == 0xa5;
+	tap_ok(st == 0 && !memcmp(vbuf, &ver, sizeof(ver)) && ok,
+	       "VERSION encoded larger (a newer header): what the module knows, nothing past it");
+	memset(vbuf, 0xa5, sizeof(vbuf));
+	st = ioc(fd, _IOR(R2CC_IOC_MAGIC, 0, unsigned char[R2CC_VERSION_SIZE_VER0]),
+		 vbuf);
+	tap_ok(st == 0 && !memcmp(vbuf, &ver, R2CC_VERSION_SIZE_VER0) &&
+	       vbuf[R2CC_VERSION_SIZE_VER0] == 0xa5,
+	       "VERSION encoded at its first size (an older header): its %d bytes",
+	       R2CC_VERSION_SIZE_VER0);
+	tap_ok(ioc(fd, _IOW(R2CC_IOC_MAGIC, 0, struct r2cc_version), &ver) ==
+	       -ENOTTY, "VERSION number, wrong direction: ENOTTY");
 	tap_ok(ioc(fd, TCGETS, &st) == -ENOTTY, "TCGETS: ENOTTY");
 
 	/* SNAPSHOT */
@@ -71,12 +98,17 @@ int main(void)
 	snap.ports = 0;
 	tap_ok(ioc(fd, R2CC_IOC_SNAPSHOT, &snap) == 0 && snap.count >= 1,
 	       "SNAPSHOT with no array reports the count");
-	snap.size = sizeof(snap) - 8;
+	snap.size = R2CC_SNAPSHOT_SIZE_VER0 - 8;
 	tap_ok(ioc(fd, R2CC_IOC_SNAPSHOT, &snap) == -EINVAL,
-	       "SNAPSHOT short size: EINVAL");
-	snap.size = sizeof(snap) + 8;
-	tap_ok(ioc(fd, R2CC_IOC_SNAPSHOT, &snap) == -EINVAL,
-	       "SNAPSHOT oversized size: EINVAL");
+	       "SNAPSHOT smaller than its first version: EINVAL");
+	memset(&big, 0, sizeof(big));
+	big.s.size = sizeof(big);
+	tap_ok(ioc(fd, _IOWR(R2CC_IOC_MAGIC, 1, typeof(big)), &big) == 0 &&
+	       big.s.count >= 1 && big.tail == 0,
+	       "SNAPSHOT from a newer caller (zero tail): accepted");
+	big.tail = 1;
+	tap_ok(ioc(fd, _IOWR(R2CC_IOC_MAGIC, 1, typeof(big)), &big) == -E2BIG,
+	       "SNAPSHOT from a newer caller asking for more: E2BIG");
 	snap.size = sizeof(snap);
 	snap.reserved[1] = 1;
 	tap_ok(ioc(fd, R2CC_IOC_SNAPSHOT, &snap) == -EINVAL,
@@ -120,6 +152,9 @@ int main(void)
 	filt.size = 3;
 	tap_ok(ioc(fd, R2CC_IOC_SET_FILTER, &filt) == -EINVAL,
 	       "SET_FILTER wrong size: EINVAL");
+	filt.size = 0xffffffff;
+	tap_ok(ioc(fd, R2CC_IOC_SET_FILTER, &filt) < 0,
+	       "SET_FILTER size 4 GiB: refused");
 
 	/* INJECT */
 	tap_ok(r2cc_inject(fd, 999999, 1, R2CC_EV_PORT_DOWN) == -ENODEV,
@@ -169,6 +204,30 @@ int main(void)
 	       "read into a buffer smaller than a record: EINVAL");
 	tap_ok(read(fd, &ev, sizeof(ev)) < 0 && errno == EAGAIN,
 	       "non-blocking read with nothing queued: EAGAIN");
+
+	/* A failed copy loses nothing: the records are there afterwards. */
+	r2cc_inject(fd, dev, 1, R2CC_EV_PORT_DOWN);
+	r2cc_inject(fd, dev, 1, R2CC_EV_PORT_UP);
+	tap_ok(read(fd, badptr, sizeof(ev)) < 0 && errno == EFAULT,
+	       "read into a bad pointer: EFAULT");
+	tap_ok(r2cc_read_one(fd, &ev, 0) == 1 &&
+	       ev.kind == R2CC_EV_PORT_DOWN && (seq = ev.seq) &&
+	       r2cc_read_one(fd, &ev, 0) == 1 &&
+	       ev.kind == R2CC_EV_PORT_UP && ev.seq == seq + 1,
+	       "after EFAULT both records still come, in order");
+	r2cc_inject(fd, dev, 1, R2CC_EV_PORT_DOWN);
+	snap.size = sizeof(snap);
+	snap.count = 64;
+	snap.ports = (uintptr_t)BADPTR;
+	tap_ok(ioc(fd, R2CC_IOC_SNAPSHOT, &snap) == -EFAULT &&
+	       r2cc_read_one(fd, &ev, 0) == 1 &&
+	       ev.kind == R2CC_EV_PORT_DOWN,
+	       "a SNAPSHOT that faulted discards no record");
+	r2cc_inject(fd, dev, 1, R2CC_EV_PORT_UP);
+	snap.ports = (uintptr_t)info;
+	tap_ok(ioc(fd, R2CC_IOC_SNAPSHOT, &snap) == 0 &&
+	       r2cc_read_one(fd, &ev, 0) == 0,
+	       "a SNAPSHOT that succeeded covers the records before it");
 	tap_ok(lseek(fd, 0, SEEK_SET) < 0 && errno == ESPIPE,
 	       "lseek: ESPIPE");
 
@@ -185,10 +244,14 @@ int main(void)
 	close(st);
 	map = mmap(NULL, ver.state_size * 2, PROT_READ, MAP_SHARED, fd, 0);
 	tap_ok(map == MAP_FAILED && errno == EINVAL, "mmap two pages: EINVAL");
+	map = mmap(NULL, ver.state_size, PROT_READ | PROT_EXEC, MAP_SHARED,
+		   fd, 0);
+	tap_ok(map == MAP_FAILED && errno == EPERM, "mmap executable: EPERM");
 	map = mmap(NULL, ver.state_size, PROT_READ, MAP_SHARED, fd, 0);
 	tap_ok(map != MAP_FAILED &&
-	       mprotect(map, ver.state_size, PROT_READ | PROT_WRITE) != 0,
-	       "state page maps read-only and cannot be made writable");
+	       mprotect(map, ver.state_size, PROT_READ | PROT_WRITE) != 0 &&
+	       mprotect(map, ver.state_size, PROT_READ | PROT_EXEC) != 0,
+	       "state page maps read-only and cannot be made writable or executable");
 	if (map != MAP_FAILED)
 		munmap(map, ver.state_size);
 	close(fd);

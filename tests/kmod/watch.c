@@ -5,7 +5,8 @@
  *   watch [-s] [-n COUNT] [-t TIMEOUT_MS]
  *
  * -s takes a snapshot first and prints "snapshot SEQ PORTS".  Each record:
- * "SEQ KIND DEV PORT OLD NEW PHYS FLAGS BW IFINDEX LOST TIME_NS".  Stops
+ * "SEQ KIND DEV PORT OLD NEW PHYS FLAGS BW IFINDEX LOST TIME_NS REASON
+ * OLD_BW ERROR_RATE".  Stops
  * after COUNT records or TIMEOUT_MS without one; exit 0, or 3 on timeout.
  * Prints "ready" once subscribed so callers know when to act.
  */
@@ -17,6 +18,7 @@ static const char *const kinds[] = {
 	"?", "PORT_DOWN", "PORT_UP", "PORT_CHANGE", "DEVICE_ADD",
 	"DEVICE_REMOVE", "DEVICE_FATAL", "GID_CHANGE", "LID_CHANGE",
 	"PKEY_CHANGE", "CLIENT_REREGISTER", "SM_CHANGE", "OVERFLOW",
+	"PORT_SPEED", "PORT_DEGRADED", "PORT_RECOVERED",
 };
 
 int main(int argc, char **argv)
@@ -62,14 +64,16 @@ int main(int argc, char **argv)
 		if (r <= 0)
 			return r == 0 ? 3 : 1;
 		got++;
-		printf("%llu %s %s %u %u %u %u %u %llu %u %llu %llu\n",
+		printf("%llu %s %s %u %u %u %u %u %llu %u %llu %llu %u %llu %llu\n",
 		       (unsigned long long)ev.seq,
 		       ev.kind < sizeof(kinds) / sizeof(kinds[0]) ?
 		       kinds[ev.kind] : "?", ev.dev_name[0] ? ev.dev_name : "-",
 		       ev.port, ev.old_state, ev.new_state, ev.phys_state,
 		       ev.flags, (unsigned long long)ev.bandwidth_mbps,
 		       ev.ifindex, (unsigned long long)ev.lost,
-		       (unsigned long long)ev.time_ns);
+		       (unsigned long long)ev.time_ns, ev.reason,
+		       (unsigned long long)ev.old_bandwidth_mbps,
+		       (unsigned long long)ev.error_rate);
 		fflush(stdout);
 	}
 	return 0;

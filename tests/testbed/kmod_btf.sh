@@ -3,6 +3,7 @@
 # r2cc.ko carries BTF made against the running kernel's own: the kernel
 # accepts it (/sys/kernel/btf/r2cc), its types are there, and a bpftrace
 # kfunc (fentry) probe reads a record's fields by name.
+# ci: every kernel
 . "$(dirname "$0")/../lib/tap.sh"
 tb_require 1
 plan_later

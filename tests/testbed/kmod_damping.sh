@@ -32,6 +32,37 @@ s=/sys/kernel/r2cc/devices/rxe0/ports/1
 ok "$([ "$(tb_exec node0 cat $s/flaps)" -ge 1 ] && echo 1)" \
 	"sysfs flaps counts the suppressed up ($(tb_exec node0 cat $s/flaps))"
 is "$(tb_exec node0 cat $s/state)" ACTIVE "port reported ACTIVE at the end"
+
+# damping_ms set to 0 during a hold releases the held up at once.
+tb_exec node0 sh -c 'echo 60000 > /sys/module/r2cc/parameters/damping_ms'
+tb_exec node0 "$KTEST/watch" -n 2 -t 8000 >"$out" 2>&1 &
+wpid=$!
+for ((t = 0; t < 100; t++)); do grep -q ready "$out" && break; sleep 0.1; done
+tb link node0 0 down
+sleep 1.2
+tb link node0 0 up
+sleep 1.5
+is "$(tb_exec node0 cat $s/state)" DOWN "an up is held (damping_ms=60000)"
+tb_exec node0 sh -c 'echo 0 > /sys/module/r2cc/parameters/damping_ms'
+for ((t = 0; t < 30; t++)); do
+	[ "$(tb_exec node0 cat $s/state)" = ACTIVE ] && break; sleep 0.1
+done
+is "$(tb_exec node0 cat $s/state)" ACTIVE "damping_ms=0 releases it at once"
+wait "$wpid"
+diag "$(cat "$out")"
+is "$(awk '$2 == "PORT_UP" {print $8}' "$out")" 2 "the released UP is flagged damped"
+run_fails "damping_ms above 600000 is refused" "error" \
+	tb_exec node0 sh -c 'echo 600001 > /sys/module/r2cc/parameters/damping_ms'
+
+# Damping off: every down/up cycle still counts as a flap.
+f0=$(tb_exec node0 cat $s/flaps)
+tb link node0 0 down
+sleep 1.2
+tb link node0 0 up
+for ((t = 0; t < 30; t++)); do
+	[ "$(tb_exec node0 cat $s/state)" = ACTIVE ] && break; sleep 0.1
+done
+is "$(($(tb_exec node0 cat $s/flaps) - f0))" 1 "with damping off a down/up cycle is a flap"
 run_ok "rmmod" kmod_unload node0
 rm -f "$out"
 tb_finish

@@ -7,12 +7,13 @@
 # (vermagic), and works (/dev/r2cc, sysfs).  dkms itself makes its
 # module-signing key in /var/lib/dkms (mok.key, mok.pub) the first time it
 # builds anything, as it does on any machine.
+# ci: every kernel
 . "$(dirname "$0")/../lib/tap.sh"
 tb_require 1
 command -v dkms >/dev/null || skip_all "no dkms (make deps installs it)"
 [ -e "/lib/modules/$TB_KVER/build" ] || skip_all "no headers for $TB_KVER"
 plan_later
-ver=$(sed -n 's/^VERSION *:= *//p' "$R2CC_REPO/Makefile")
+ver=$(cat "$R2CC_REPO/VERSION")
 d=$(mktemp -d "$R2CC_BUILD/tests/dkms.XXXXXX")
 trap 'rm -rf "$d"; tb_finish' EXIT
 trees=(--dkmstree "$d/dkms" --sourcetree "$d/src")

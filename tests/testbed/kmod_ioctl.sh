@@ -4,6 +4,7 @@
 # events through snapshot/read/poll/filters/state page, overflow accounting
 # with a slow reader (queue_len=8), state page against sysfs and verbs,
 # the generic netlink family.
+# ci: every kernel
 . "$(dirname "$0")/../lib/tap.sh"
 tb_require 1
 plan_later

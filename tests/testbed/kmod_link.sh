@@ -4,6 +4,7 @@
 # record for rxe0 port 1 with the right states, ifindex and bandwidth; `up`
 # a PORT_UP record; sysfs counts both and the downtime.  An address change
 # on a rail netdev is a GID_CHANGE record.
+# ci: every kernel
 . "$(dirname "$0")/../lib/tap.sh"
 tb_require 1
 plan_later

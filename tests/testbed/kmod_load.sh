@@ -1,6 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# r2cc.ko, built against this node's kernel, loads and unloads cleanly.
+# r2cc.ko, built against this node's kernel, loads and unloads cleanly,
+# and says its version.
+# ci: every kernel
 . "$(dirname "$0")/../lib/tap.sh"
 tb_require 1
 plan_later
@@ -13,6 +15,8 @@ for ((n = 1; n <= 3; n++)); do
 	run_ok "cycle $n: insmod" tb_exec node0 insmod "$ko"
 	ok "$(tb_exec node0 test -d /sys/module/r2cc && echo 1)" \
 		"cycle $n: /sys/module/r2cc exists"
+	[ $n = 1 ] && is "$(tb_exec node0 cat /sys/module/r2cc/version)" \
+		"$(cat "$R2CC_REPO/VERSION")" "MODULE_VERSION is the project's VERSION"
 	run_ok "cycle $n: rmmod" tb_exec node0 rmmod r2cc
 	ok "$(tb_exec node0 test -d /sys/module/r2cc || echo 1)" \
 		"cycle $n: /sys/module/r2cc is gone"

@@ -5,6 +5,7 @@
 # passes but overflow, which skips without a small queue_len and passes
 # with one; without r2cc.ko every test skips and the run still passes;
 # -t picks one, -l lists them, a bad -t is refused.
+# ci: every kernel
 . "$(dirname "$0")/../lib/tap.sh"
 tb_require 1
 plan_later

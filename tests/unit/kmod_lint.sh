@@ -40,7 +40,7 @@ for kver in $kvers; do
 	hdr=/usr/src/linux-headers-$kver
 	[ -d "$hdr" ] || continue
 	tmp=$(mktemp -d)
-	cp -a Kbuild kmod include "$tmp/"
+	cp -a Kbuild VERSION kmod include "$tmp/"
 	out=$(make -C "$hdr" M="$tmp" W=1 $sparse modules 2>&1)
 	rc=$?
 	warn=$(grep -E 'warning:|error:' <<<"$out")

@@ -3,16 +3,23 @@
  * r2cc: RDMA port failure notification, the ABI shared by r2cc.ko and
  * userspace.  This is the only copy: the module and libr2cc include it.
  *
- * /dev/r2cc: every open is a subscriber with its own bounded queue of
- * struct r2cc_event records.  read() returns whole records only; poll() and
- * epoll wake on new records.  A full queue never loses records silently:
- * the subscriber gets an R2CC_EV_OVERFLOW record carrying the number lost,
- * at the place in the stream where they were lost.
+ * /dev/r2cc: every open is a subscriber with its own read position in the
+ * module's ring of the last queue_len struct r2cc_event records.  read()
+ * returns whole records only; poll() and epoll wake on new records.  A
+ * subscriber that falls more than queue_len records behind loses the
+ * oldest, never silently: its next read returns an R2CC_EV_OVERFLOW record
+ * carrying the number lost, at the place in the stream where they were
+ * lost.
  *
  * Every structure has explicit padding; reserved fields must be zero on
  * input (-EINVAL otherwise) and are zero on output.  Structures passed to
  * ioctls start with a size field set by the caller to sizeof() as it knows
- * it, so that they can grow.
+ * it, so that they can grow, with copy_struct_from_user() rules: a shorter
+ * (older) structure, down to the R2CC_*_SIZE_VER0 of its first version, is
+ * read as if the missing tail were zero; a longer (newer) one is accepted
+ * if the tail this module does not know is zero, -E2BIG otherwise.  The
+ * module dispatches on the ioctl's number (_IOC_NR), so a command encoded
+ * with another size still reaches it.
  */
 #ifndef _UAPI_LINUX_R2CC_H
 #define _UAPI_LINUX_R2CC_H
@@ -31,8 +38,12 @@
  * tools.  R2CC_CMD_GET_PORT dumps one message per port; R2CC_CMD_GET_STATS
  * answers the global counters; R2CC_CMD_INJECT (CAP_NET_ADMIN) takes
  * R2CC_ATTR_DEV_INDEX, R2CC_ATTR_PORT and R2CC_ATTR_KIND as the ioctl does.
- * The "events" multicast group carries every record as R2CC_CMD_EVENT with
- * R2CC_ATTR_EVENT (a struct r2cc_event) and R2CC_ATTR_SEQ.
+ * The "events" multicast group carries every record as R2CC_CMD_EVENT, one
+ * attribute per field: R2CC_ATTR_SEQ, _KIND, _FLAGS, _TIME_NS, _DEV_INDEX,
+ * _DEV_NAME, _PORT, _OLD_STATE, _STATE (the new one), _PHYS_STATE, _REASON,
+ * _IFINDEX, _BANDWIDTH_MBPS, _OLD_BANDWIDTH_MBPS, _LOST and _ERROR_RATE.
+ * R2CC_ATTR_EVENT (the struct r2cc_event) still comes too, for tools
+ * written against the first version; it is deprecated.
  */
 #define R2CC_GENL_NAME		"r2cc"
 #define R2CC_GENL_VERSION	1
@@ -72,6 +83,14 @@ enum r2cc_genl_attr {
 	R2CC_ATTR_EVENTS_DELIVERED,	/* u64 */
 	R2CC_ATTR_EVENTS_DROPPED,	/* u64 */
 	R2CC_ATTR_SUBSCRIBERS,		/* u32 */
+	R2CC_ATTR_REASON,		/* u8, enum r2cc_reason */
+	R2CC_ATTR_OLD_STATE,		/* u8 */
+	R2CC_ATTR_FLAGS,		/* u16, R2CC_EVF_* */
+	R2CC_ATTR_TIME_NS,		/* u64, CLOCK_MONOTONIC */
+	R2CC_ATTR_OLD_BANDWIDTH_MBPS,	/* u64 */
+	R2CC_ATTR_LOST,			/* u64 */
+	R2CC_ATTR_ERROR_RATE,		/* u64, errors per second */
+	R2CC_ATTR_DEGRADED,		/* u8, 0 or 1 */
 	__R2CC_ATTR_MAX,
 };
 
@@ -102,7 +121,34 @@ enum r2cc_event_kind {
 	R2CC_EV_CLIENT_REREGISTER = 10,
 	R2CC_EV_SM_CHANGE	= 11,
 	R2CC_EV_OVERFLOW	= 12,	/* in-band: records were lost */
-	R2CC_EV_KIND_MAX	= R2CC_EV_OVERFLOW,
+	/*
+	 * The link's bandwidth changed and its state did not (a 4x port
+	 * training at 2x): old_bandwidth_mbps -> bandwidth_mbps.
+	 */
+	R2CC_EV_PORT_SPEED	= 13,
+	/*
+	 * Early warning: the port's error counters (retransmissions,
+	 * out-of-sequence and duplicate requests, ACK timeouts) rise faster
+	 * than degrade_rate per second, while it is still ACTIVE; RECOVERED
+	 * once they stay under recover_rate.  @error_rate has the rate.
+	 */
+	R2CC_EV_PORT_DEGRADED	= 14,
+	R2CC_EV_PORT_RECOVERED	= 15,
+	R2CC_EV_KIND_MAX	= R2CC_EV_PORT_RECOVERED,
+};
+
+/*
+ * Why a port has the state it is reported in (struct r2cc_event.reason,
+ * r2cc_port_info.reason, r2cc_state_port.reason).  Anything but NONE
+ * overrides what the device says about the port: a port is never shown
+ * ACTIVE while its device is fatal or cannot be queried.
+ */
+enum r2cc_reason {
+	R2CC_REASON_NONE	= 0,	/* the port's state as queried */
+	/* IB_EVENT_DEVICE_FATAL: every port DOWN until the device goes. */
+	R2CC_REASON_FATAL	= 1,
+	R2CC_REASON_QUERY	= 2,	/* ib_query_port failed repeatedly */
+	R2CC_REASON_REMOVED	= 3,	/* the device went away (state NOP) */
 };
 
 /* struct r2cc_event.flags */
@@ -127,22 +173,30 @@ struct r2cc_event {
 	__u8	old_state;	/* enum r2cc_port_state */
 	__u8	new_state;
 	__u8	phys_state;	/* IB physical port state, 0 if unknown */
-	__u8	reserved0;
+	__u8	reason;		/* enum r2cc_reason */
 	__u32	ifindex;	/* netdev under a RoCE port, 0 if none */
 	__u64	bandwidth_mbps;	/* link data rate: per-lane rate x width */
 	__u64	lost;		/* R2CC_EV_OVERFLOW only */
 	char	dev_name[R2CC_DEV_NAME_MAX];
-	__u64	reserved[2];
+	__u64	old_bandwidth_mbps;	/* before the change (PORT_SPEED) */
+	__u64	error_rate;	/* PORT_DEGRADED/RECOVERED: errors per second */
 };
 
+/*
+ * R2CC_IOC_VERSION: the module writes min(_IOC_SIZE(cmd), @size) bytes, so
+ * a caller built against an older, shorter structure still gets its part.
+ */
 struct r2cc_version {
 	__u32	abi;		/* R2CC_ABI_VERSION */
 	__u32	event_size;	/* sizeof(struct r2cc_event) */
 	__u32	port_info_size;	/* sizeof(struct r2cc_port_info) */
 	__u32	state_size;	/* bytes to mmap for the state page */
-	__u32	queue_len;	/* records per subscriber queue */
-	__u32	reserved[3];
+	__u32	queue_len;	/* records the module keeps for readers */
+	__u32	size;		/* sizeof(struct r2cc_version) in the module */
+	__u32	reserved[2];
 };
+
+#define R2CC_VERSION_SIZE_VER0	32
 
 /* One port, as R2CC_IOC_SNAPSHOT reports it. */
 struct r2cc_port_info {
@@ -151,7 +205,7 @@ struct r2cc_port_info {
 	__u8	state;		/* enum r2cc_port_state, as last reported */
 	__u8	phys_state;
 	__u8	link_layer;	/* 1 InfiniBand, 2 Ethernet (RoCE) */
-	__u8	reserved0;
+	__u8	reason;		/* enum r2cc_reason */
 	__u32	ifindex;
 	__u64	bandwidth_mbps;
 	__u64	last_change_ns;	/* CLOCK_MONOTONIC of the last transition */
@@ -161,13 +215,16 @@ struct r2cc_port_info {
 
 /*
  * R2CC_IOC_SNAPSHOT: every port's state and the sequence number @seq of the
- * last record emitted at that instant.  Records with seq <= @seq still in
- * this subscriber's queue are discarded, so a subscriber that takes a
- * snapshot and then reads starts consistent, with no gap and no duplicate.
- * @ports points to @count entries; on return @count holds the number of
- * ports (which may exceed the array: call again with a larger one).  One
- * call fills at most 4096 entries, whatever @count says.
+ * last record emitted at that instant.  Once the snapshot is copied out,
+ * this subscriber's next read starts after @seq, so a subscriber that takes
+ * a snapshot and then reads starts consistent, with no gap and no
+ * duplicate; a call that fails (-EFAULT) moves nothing.  @ports points to
+ * @count entries; on return @count holds the number of ports, which may
+ * exceed the array: call again with a larger one, up to
+ * R2CC_SNAPSHOT_MAX_PORTS (one call fills at most that many entries).
  */
+#define R2CC_SNAPSHOT_MAX_PORTS	4096
+
 struct r2cc_snapshot {
 	__u32	size;		/* in: sizeof(struct r2cc_snapshot) */
 	__u32	count;		/* in: entries at @ports; out: ports */
@@ -175,6 +232,8 @@ struct r2cc_snapshot {
 	__u64	seq;		/* out */
 	__u64	reserved[2];
 };
+
+#define R2CC_SNAPSHOT_SIZE_VER0	40
 
 #define R2CC_FILTER_MAX_DEVS	16
 
@@ -192,6 +251,8 @@ struct r2cc_filter {
 	__u64	reserved[2];
 };
 
+#define R2CC_FILTER_SIZE_VER0	96
+
 /*
  * R2CC_IOC_INJECT (CAP_NET_ADMIN): synthesize R2CC_EV_PORT_DOWN,
  * R2CC_EV_PORT_UP (port >= 1) or R2CC_EV_DEVICE_FATAL (port 0) for drills and
@@ -207,6 +268,8 @@ struct r2cc_inject {
 	__u16	reserved0;
 	__u64	reserved[2];
 };
+
+#define R2CC_INJECT_SIZE_VER0	32
 
 #define R2CC_IOC_MAGIC		0xC2
 #define R2CC_IOC_VERSION	_IOR(R2CC_IOC_MAGIC, 0, struct r2cc_version)
@@ -224,27 +287,35 @@ struct r2cc_inject {
  *		s = __atomic_load_n(&hdr->seq, __ATOMIC_ACQUIRE);
  *		if (s & 1)
  *			continue;			// update in progress
- *		... copy what you need from hdr and hdr->ports[] ...
+ *		... copy what you need from hdr and its slots ...
  *		__atomic_thread_fence(__ATOMIC_ACQUIRE);
- *	} while (__atomic_load_n(&hdr->seq, __ATOMIC_RELAXED) != s);
+ *	} while ((s & 1) ||
+ *		 __atomic_load_n(&hdr->seq, __ATOMIC_RELAXED) != s);
  *
- * A single port's health is one load of ports[i].state (a byte, always
- * written whole); @generation of the header counts every change, that of a
- * port its own changes.
+ * Slot i is at (char *)hdr->ports + i * hdr->entry_size: entries may grow.
+ * A single port's health is one load of its state (a byte, always written
+ * whole); @generation of the header counts every change, that of a port its
+ * own changes.  A slot is reused when its device goes and another comes:
+ * @incarnation, never repeated while the module is loaded (and never 0 in
+ * a valid slot), names the port a slot holds.  A reader that bound itself
+ * to a slot keeps the incarnation it saw and checks it inside the loop
+ * above: a different one means its port is gone.
  */
 #define R2CC_SLOT_VALID		(1U << 0)
+#define R2CC_SLOT_DEGRADED	(1U << 1)	/* see R2CC_EV_PORT_DEGRADED */
 
 struct r2cc_state_port {
 	__u32	dev_index;
 	__u32	port;
 	__u8	state;		/* enum r2cc_port_state */
 	__u8	phys_state;
-	__u8	flags;		/* R2CC_SLOT_VALID */
-	__u8	reserved0;
+	__u8	flags;		/* R2CC_SLOT_* */
+	__u8	reason;		/* enum r2cc_reason */
 	__u32	ifindex;
 	__u64	generation;
 	__u64	last_change_ns;
 	__u64	bandwidth_mbps;
+	__u64	incarnation;
 };
 
 struct r2cc_state_header {
