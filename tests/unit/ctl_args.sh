@@ -11,7 +11,7 @@ plan_later
 
 for h in "--help" "-h" "help" "help status" "help watch" "help inject" \
 	"help prometheus" "status --help" "watch --help" "inject --help" \
-	"inject rxe0 -h" "prometheus --help"; do
+	"inject rxe0 -h" "prometheus --help" "help jobs" "jobs --help"; do
 	# shellcheck disable=SC2086
 	out=$("$CTL" $h 2>&1)
 	ok "$([ $? = 0 ] && grep -q '^usage: r2ccctl' <<<"$out" && echo 1)" \

@@ -143,6 +143,9 @@ static int on_port(struct nl_msg *msg, void *arg)
 	p->up_events = get_u64(tb, R2CC_ATTR_UP_EVENTS);
 	p->flaps = get_u64(tb, R2CC_ATTR_FLAPS);
 	p->down_time_ms = get_u64(tb, R2CC_ATTR_DOWN_TIME_MS);
+	p->reason = get_u8(tb, R2CC_ATTR_REASON);
+	p->degraded = get_u8(tb, R2CC_ATTR_DEGRADED);
+	p->error_rate = get_u64(tb, R2CC_ATTR_ERROR_RATE);
 	return NL_OK;
 }
 
@@ -240,23 +243,54 @@ int ctl_nl_inject(struct ctl_nl *nl, uint32_t dev, uint32_t port,
 	return request(nl, msg, NULL);
 }
 
+/*
+ * A record, from its attributes; from the struct r2cc_event blob when a
+ * first-version module sends only that.
+ */
 static int on_event(struct nl_msg *msg, void *arg)
 {
 	struct ctl_nl *nl = arg;
 	struct nlattr *tb[R2CC_ATTR_MAX + 1];
+	struct r2cc_event *ev = nl->ev;
 	struct nlattr *a;
 
 	if (genlmsg_hdr(nlmsg_hdr(msg))->cmd != R2CC_CMD_EVENT ||
 	    genlmsg_parse(nlmsg_hdr(msg), 0, tb, R2CC_ATTR_MAX, NULL))
 		return NL_SKIP;
+	memset(ev, 0, sizeof(*ev));
+	if (tb[R2CC_ATTR_KIND] && tb[R2CC_ATTR_SEQ]) {
+		ev->size = sizeof(*ev);
+		ev->version = R2CC_ABI_VERSION;
+		ev->kind = nla_get_u16(tb[R2CC_ATTR_KIND]);
+		ev->flags = tb[R2CC_ATTR_FLAGS] ?
+			    nla_get_u16(tb[R2CC_ATTR_FLAGS]) : 0;
+		ev->seq = get_u64(tb, R2CC_ATTR_SEQ);
+		ev->time_ns = get_u64(tb, R2CC_ATTR_TIME_NS);
+		ev->dev_index = get_u32(tb, R2CC_ATTR_DEV_INDEX);
+		if (tb[R2CC_ATTR_DEV_NAME])
+			nla_strlcpy(ev->dev_name, tb[R2CC_ATTR_DEV_NAME],
+				    sizeof(ev->dev_name));
+		ev->port = get_u32(tb, R2CC_ATTR_PORT);
+		ev->old_state = get_u8(tb, R2CC_ATTR_OLD_STATE);
+		ev->new_state = get_u8(tb, R2CC_ATTR_STATE);
+		ev->phys_state = get_u8(tb, R2CC_ATTR_PHYS_STATE);
+		ev->reason = get_u8(tb, R2CC_ATTR_REASON);
+		ev->ifindex = get_u32(tb, R2CC_ATTR_IFINDEX);
+		ev->bandwidth_mbps = get_u64(tb, R2CC_ATTR_BANDWIDTH_MBPS);
+		ev->old_bandwidth_mbps =
+			get_u64(tb, R2CC_ATTR_OLD_BANDWIDTH_MBPS);
+		ev->lost = get_u64(tb, R2CC_ATTR_LOST);
+		ev->error_rate = get_u64(tb, R2CC_ATTR_ERROR_RATE);
+		nl->got = 1;
+		return NL_STOP;
+	}
 	a = tb[R2CC_ATTR_EVENT];
 	/* An older module's shorter record reads as zero past its end. */
 	if (!a || nla_len(a) < (int)offsetof(struct r2cc_event, dev_name))
 		return NL_SKIP;
-	memset(nl->ev, 0, sizeof(*nl->ev));
-	memcpy(nl->ev, nla_data(a), (size_t)nla_len(a) < sizeof(*nl->ev) ?
-	       (size_t)nla_len(a) : sizeof(*nl->ev));
-	nl->ev->dev_name[sizeof(nl->ev->dev_name) - 1] = '\0';
+	memcpy(ev, nla_data(a), (size_t)nla_len(a) < sizeof(*ev) ?
+	       (size_t)nla_len(a) : sizeof(*ev));
+	ev->dev_name[sizeof(ev->dev_name) - 1] = '\0';
 	nl->got = 1;
 	return NL_STOP;
 }

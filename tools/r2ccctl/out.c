@@ -37,6 +37,9 @@ const char *ctl_kind_name(unsigned int kind)
 		[R2CC_EV_CLIENT_REREGISTER] = "client_reregister",
 		[R2CC_EV_SM_CHANGE] = "sm_change",
 		[R2CC_EV_OVERFLOW] = "overflow",
+		[R2CC_EV_PORT_SPEED] = "port_speed",
+		[R2CC_EV_PORT_DEGRADED] = "port_degraded",
+		[R2CC_EV_PORT_RECOVERED] = "port_recovered",
 	};
 
 	return kind && kind < sizeof(names) / sizeof(names[0]) ?
@@ -110,6 +113,10 @@ void ctl_print_status(FILE *f, const struct ctl_port *p, int n,
 				ctl_json_str(f, ifn);
 			else
 				fputs("null", f);
+			fprintf(f, ",\"reason\":%u,\"degraded\":%s,"
+				"\"error_rate\":%llu", p->reason,
+				p->degraded ? "true" : "false",
+				(unsigned long long)p->error_rate);
 			fprintf(f, ",\"bandwidth_mbps\":%llu,\"down_events\":%llu,"
 				"\"up_events\":%llu,\"flaps\":%llu,"
 				"\"down_time_ms\":%llu,\"last_change_ns\":%llu,"
@@ -187,13 +194,17 @@ void ctl_print_event(FILE *f, const struct r2cc_event *ev, int json)
 		ctl_json_str(f, ev->dev_name);
 		fprintf(f, ",\"dev_index\":%u,\"port\":%u,\"old_state\":\"%s\","
 			"\"new_state\":\"%s\",\"bandwidth_mbps\":%llu,"
-			"\"injected\":%s,\"damped\":%s,\"lost\":%llu}\n",
+			"\"injected\":%s,\"damped\":%s,\"lost\":%llu,"
+			"\"reason\":%u,\"old_bandwidth_mbps\":%llu,"
+			"\"error_rate\":%llu}\n",
 			ev->dev_index, ev->port, ctl_state_name(ev->old_state),
 			ctl_state_name(ev->new_state),
 			(unsigned long long)ev->bandwidth_mbps,
 			ev->flags & R2CC_EVF_INJECTED ? "true" : "false",
 			ev->flags & R2CC_EVF_DAMPED ? "true" : "false",
-			(unsigned long long)ev->lost);
+			(unsigned long long)ev->lost, ev->reason,
+			(unsigned long long)ev->old_bandwidth_mbps,
+			(unsigned long long)ev->error_rate);
 		return;
 	}
 	if (ev->kind == R2CC_EV_OVERFLOW) {
@@ -202,10 +213,23 @@ void ctl_print_event(FILE *f, const struct r2cc_event *ev, int json)
 			(unsigned long long)ev->lost);
 		return;
 	}
-	fprintf(f, "seq %llu %s %s port %u %s -> %s%s%s\n",
+	fprintf(f, "seq %llu %s %s port %u %s -> %s%s%s",
 		(unsigned long long)ev->seq, ctl_kind_name(ev->kind),
 		ev->dev_name, ev->port, ctl_state_name(ev->old_state),
 		ctl_state_name(ev->new_state),
 		ev->flags & R2CC_EVF_INJECTED ? " (injected)" : "",
 		ev->flags & R2CC_EVF_DAMPED ? " (damped)" : "");
+	if (ev->reason)
+		fprintf(f, " reason %s", ev->reason == R2CC_REASON_FATAL ?
+			"fatal" : ev->reason == R2CC_REASON_QUERY ? "query" :
+			ev->reason == R2CC_REASON_REMOVED ? "removed" :
+			"unknown");
+	if (ev->kind == R2CC_EV_PORT_SPEED)
+		fprintf(f, " %llu -> %llu Mbit/s",
+			(unsigned long long)ev->old_bandwidth_mbps,
+			(unsigned long long)ev->bandwidth_mbps);
+	if (ev->kind == R2CC_EV_PORT_DEGRADED ||
+	    ev->kind == R2CC_EV_PORT_RECOVERED)
+		fprintf(f, " %llu errors/s", (unsigned long long)ev->error_rate);
+	fputc('\n', f);
 }

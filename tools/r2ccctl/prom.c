@@ -84,6 +84,24 @@ static double port_down_s(const struct ctl_port *p, double wall)
 	return (double)p->down_time_ms / 1000;
 }
 
+static double port_degraded(const struct ctl_port *p, double wall)
+{
+	(void)wall;
+	return p->degraded;
+}
+
+static double port_error_rate(const struct ctl_port *p, double wall)
+{
+	(void)wall;
+	return (double)p->error_rate;
+}
+
+static double port_reason(const struct ctl_port *p, double wall)
+{
+	(void)wall;
+	return p->reason;
+}
+
 static double port_change(const struct ctl_port *p, double wall)
 {
 	return p->last_change_ns ? (double)p->last_change_ns / 1e9 + wall : 0;
@@ -106,8 +124,18 @@ static const struct port_metric {
 	  port_speed },
 	{ NULL },	/* r2cc_port_transitions_total: two samples a port */
 	{ "r2cc_port_flaps_total", "counter",
-	  "Downs that came inside the module's flap-damping window.", 0,
+	  "Down/up cycles of the port, those flap damping hid included.", 0,
 	  port_flaps },
+	{ "r2cc_port_degraded", "gauge",
+	  "1 if the port's error counters rise past degrade_rate (early "
+	  "warning), else 0.", 0, port_degraded },
+	{ "r2cc_port_errors_per_second", "gauge",
+	  "Retransmissions, out-of-sequence and duplicate requests and ACK "
+	  "timeouts per second at the module's last poll.", 0,
+	  port_error_rate },
+	{ "r2cc_port_reason", "gauge",
+	  "Why the port has its state: 0 as queried, 1 device fatal, "
+	  "2 queries fail, 3 removed.", 0, port_reason },
 	{ "r2cc_port_down_seconds_total", "counter",
 	  "Time the port spent down since the module loaded.", 3,
 	  port_down_s },
@@ -174,4 +202,77 @@ void ctl_print_prometheus(FILE *f, const struct ctl_port *p, int n,
 	label(f, "version", m->version, 1);
 	label(f, "srcversion", m->srcversion, 0);
 	fputs("} 1\n", f);
+}
+
+/* "NAME{pid=...,comm=..." with the closing brace left to the caller. */
+static void job_labels(FILE *f, const char *name, const struct ctl_job *j)
+{
+	char pid[16];
+
+	snprintf(pid, sizeof(pid), "%d", j->h.pid);
+	fprintf(f, "%s{", name);
+	label(f, "pid", pid, 1);
+	label(f, "comm", j->h.comm, 0);
+}
+
+enum job_value { JV_CONNS, JV_RAILS_DOWN, JV_FAILOVERS, JV_REPAIRS,
+	JV_RESENT, JV_TCP, JV_REPAIR_MAX, JV_START };
+
+static const struct {
+	const char *name, *type, *help;
+	enum job_value v;
+} job_metrics[] = {
+	{ "r2cc_job_connections", "gauge",
+	  "Open libr2cc connections of the process.", JV_CONNS },
+	{ "r2cc_job_rails_down", "gauge",
+	  "Rails of its open connections not carrying traffic.",
+	  JV_RAILS_DOWN },
+	{ "r2cc_job_failovers_total", "counter",
+	  "Rail failures the process's connections handled.", JV_FAILOVERS },
+	{ "r2cc_job_repairs_total", "counter",
+	  "Failures whose re-sent chunks completed.", JV_REPAIRS },
+	{ "r2cc_job_resent_bytes_total", "counter",
+	  "Bytes sent again after a rail failed.", JV_RESENT },
+	{ "r2cc_job_fallback_bytes_total", "counter",
+	  "Bytes carried over TCP with no rail up.", JV_TCP },
+	{ "r2cc_job_repair_seconds_max", "gauge",
+	  "Longest repair: failure detected to first re-sent chunk done.",
+	  JV_REPAIR_MAX },
+	{ "r2cc_job_start_time_seconds", "gauge",
+	  "When the process's r2cc context was made, Unix time.", JV_START },
+};
+
+static double job_value(const struct ctl_job *j, enum job_value v)
+{
+	struct r2cc_job_counters t;
+	int up, all;
+
+	ctl_job_totals(j, &t);
+	ctl_job_rails(j, &up, &all);
+	switch (v) {
+	case JV_CONNS: return j->nconns;
+	case JV_RAILS_DOWN: return all - up;
+	case JV_FAILOVERS: return (double)t.failovers;
+	case JV_REPAIRS: return (double)t.repairs;
+	case JV_RESENT: return (double)t.resent_bytes;
+	case JV_TCP: return (double)t.tcp_bytes;
+	case JV_REPAIR_MAX: return (double)t.repair_ns_max / 1e9;
+	case JV_START: return (double)j->h.start_time_ns / 1e9;
+	}
+	return 0;
+}
+
+void ctl_print_prometheus_jobs(FILE *f, const struct ctl_job *j, int n)
+{
+	if (!n)
+		return;
+	for (size_t k = 0; k < sizeof(job_metrics) / sizeof(job_metrics[0]);
+	     k++) {
+		head(f, job_metrics[k].name, job_metrics[k].type,
+		     job_metrics[k].help);
+		for (int i = 0; i < n; i++) {
+			job_labels(f, job_metrics[k].name, &j[i]);
+			fprintf(f, "} %.15g\n", job_value(&j[i], job_metrics[k].v));
+		}
+	}
 }

@@ -21,8 +21,11 @@ static const char usage_main[] =
 "  watch               port and device events as they happen\n"
 "  inject DEV PORT down|up|fatal\n"
 "                      a drill: a synthetic event (CAP_NET_ADMIN)\n"
+"  jobs [--dir DIR]    every process using libr2cc on this node: its\n"
+"                      connections, rails, failovers and repairs\n"
 "  prometheus [--output FILE]\n"
-"                      status as Prometheus metrics (textfile collector)\n"
+"                      status and jobs as Prometheus metrics (textfile\n"
+"                      collector)\n"
 "  help [VERB]         this text, or a verb's\n"
 "\n"
 "  --json              machine-readable output (every verb)\n"
@@ -157,7 +160,11 @@ static const char usage_prometheus[] =
 "r2cc_port_speed_bytes, r2cc_port_transitions_total{direction},\n"
 "r2cc_port_flaps_total, r2cc_port_down_seconds_total,\n"
 "r2cc_port_last_change_timestamp_seconds, r2cc_events_*_total,\n"
-"r2cc_event_subscribers, r2cc_module_info.\n"
+"r2cc_event_subscribers, r2cc_module_info; and for every process using\n"
+"libr2cc (see jobs), labelled pid and comm: r2cc_job_connections,\n"
+"r2cc_job_rails_down, r2cc_job_failovers_total, r2cc_job_repairs_total,\n"
+"r2cc_job_resent_bytes_total, r2cc_job_fallback_bytes_total,\n"
+"r2cc_job_repair_seconds_max, r2cc_job_start_time_seconds.\n"
 "  --output FILE  write FILE (FILE.tmp, then renamed over it, so the\n"
 "                 collector never reads half a file); default stdout\n";
 
@@ -190,6 +197,16 @@ static int cmd_prometheus(int argc, char **argv)
 	}
 	ctl_print_prometheus(f, ports, n, &st, &mod);
 	free(ports);
+	{
+		struct ctl_job *jobs;
+		int removed, nj = ctl_jobs_read(ctl_jobs_dir(), &jobs,
+						&removed);
+
+		if (nj > 0)
+			ctl_print_prometheus_jobs(f, jobs, nj);
+		if (nj >= 0)
+			ctl_jobs_free(jobs, nj);
+	}
 	if (!path)
 		return fflush(f) ? CTL_FAIL : CTL_OK;
 	if (fclose(f) || rename(tmp, path)) {
@@ -198,6 +215,50 @@ static int cmd_prometheus(int argc, char **argv)
 		return CTL_FAIL;
 	}
 	return CTL_OK;
+}
+
+static const char usage_jobs[] =
+"usage: r2ccctl jobs [--json] [--dir DIR]\n"
+"\n"
+"Every process on this node using libr2cc, from the stats file each of\n"
+"its contexts keeps: per process, its connections, rails up of all,\n"
+"failovers, repairs (the last and the longest), bytes sent again and\n"
+"bytes carried over TCP; then each connection (peer, state, messages)\n"
+"and each rail (NIC, state, bytes, failures, rollbacks, failbacks, and\n"
+"whose port r2cc.ko reports degraded).  Files left by processes that\n"
+"are gone are removed.  Needs no r2cc.ko.\n"
+"  --dir DIR   where the files are (default $R2CC_STATS_DIR, else\n"
+"              /run/r2cc)\n";
+
+static int cmd_jobs(int argc, char **argv)
+{
+	const char *dir = ctl_jobs_dir();
+	struct ctl_job *jobs;
+	int i, n, removed;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			json = 1;
+		} else if (!strcmp(argv[i], "--dir") && i + 1 < argc &&
+			   *argv[i + 1]) {
+			dir = argv[++i];
+		} else {
+			return usage_err(usage_jobs, "jobs: %s '%s'",
+					 !strcmp(argv[i], "--dir") ?
+					 "--dir needs a directory, not" :
+					 "unexpected", argv[i]);
+		}
+	}
+	n = ctl_jobs_read(dir, &jobs, &removed);
+	if (n < 0) {
+		fprintf(stderr, "r2ccctl: jobs: %s: %s%s\n", dir,
+			strerror(-n), n == -ENOENT ?
+			" (r2cc's tmpfiles.d entry makes it at boot)" : "");
+		return CTL_FAIL;
+	}
+	ctl_print_jobs(stdout, jobs, n, removed, json);
+	ctl_jobs_free(jobs, n);
+	return fflush(stdout) ? CTL_FAIL : CTL_OK;
 }
 
 static void print_gap(uint64_t from, uint64_t to)
@@ -421,6 +482,7 @@ static const struct verb {
 	{ "watch", cmd_watch, usage_watch },
 	{ "inject", cmd_inject, usage_inject },
 	{ "prometheus", cmd_prometheus, usage_prometheus },
+	{ "jobs", cmd_jobs, usage_jobs },
 };
 
 static const struct verb *verb_find(const char *name)

@@ -8,9 +8,12 @@
 #ifndef R2CCCTL_H
 #define R2CCCTL_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <linux/r2cc.h>
+#include <r2cc/job.h>
+#include <r2cc/r2cc.h>
 
 /* Exit statuses (r2ccctl(8)). */
 enum {
@@ -26,6 +29,8 @@ struct ctl_port {
 	uint8_t state, phys_state, link_layer;
 	uint64_t bandwidth_mbps, last_change_ns;
 	uint64_t down_events, up_events, flaps, down_time_ms;
+	uint8_t reason, degraded;	/* 0 from a first-version module */
+	uint64_t error_rate;
 };
 
 struct ctl_stats {
@@ -66,6 +71,34 @@ int ctl_nl_subscribe(struct ctl_nl *nl);
  */
 int ctl_nl_next_event(struct ctl_nl *nl, struct r2cc_event *ev,
 		      int timeout_ms);
+
+/* libr2cc's per-process stats files (jobs.c). */
+struct ctl_job_conn {
+	struct r2cc_job_conn c;
+	uint32_t nrails;
+	struct r2cc_job_rail rails[R2CC_JOB_MAX_RAILS];
+};
+
+struct ctl_job {
+	struct r2cc_job_header h;	/* strings cut at their fields */
+	int nconns;
+	struct ctl_job_conn *conns;
+};
+
+/*
+ * The live jobs in @dir into a malloc()ed array: returns their count or
+ * -errno (the directory); files of processes that are gone are removed
+ * (counted in *@removed), files that are not valid stats files skipped.
+ */
+int ctl_jobs_read(const char *dir, struct ctl_job **jobs, int *removed);
+void ctl_jobs_free(struct ctl_job *jobs, int n);
+void ctl_job_totals(const struct ctl_job *j, struct r2cc_job_counters *t);
+void ctl_job_rails(const struct ctl_job *j, int *up, int *all);
+/* $R2CC_STATS_DIR, or /run/r2cc. */
+const char *ctl_jobs_dir(void);
+void ctl_print_jobs(FILE *f, const struct ctl_job *j, int n, int removed,
+		    int json);
+void ctl_print_prometheus_jobs(FILE *f, const struct ctl_job *j, int n);
 
 /* Output: text for people, JSON (one object per line for watch). */
 const char *ctl_state_name(unsigned int state);
