@@ -17,8 +17,9 @@ pkgs=(gcc make libc6-dev perl pkg-config python3 iproute2 kmod cpio sparse
       linux-source-6.1 binutils
       busybox-static xz-utils zstd qemu-system-x86 rdma-core
       ibverbs-providers ibverbs-utils libibverbs-dev librdmacm-dev
-      perftest libnl-3-dev libnl-genl-3-dev bpftrace dwarves systemtap-sdt-dev
-      gnuplot-nox bpftool clang-14 libclang-rt-14-dev dkms python3-sphinx)
+      perftest ethtool libnl-3-dev libnl-genl-3-dev bpftrace dwarves systemtap-sdt-dev
+      gnuplot-nox bpftool clang-14 libclang-rt-14-dev dkms python3-sphinx
+      debhelper dh-dkms lintian fakeroot dpkg-dev)
 
 headers_of() {
 	apt-cache depends "$1" 2>/dev/null |

@@ -7,13 +7,14 @@
 . "$(dirname "$0")/../lib/tap.sh"
 cd "$R2CC_REPO" || exit 1
 [ -e "$R2CC_BUILD/lib/libr2cc.so" ] || skip_all "libr2cc not built"
-plan 11
+plan 12
 d=$(mktemp -d)
 run_ok "make install DESTDIR=$d PREFIX=/usr" make -s install DESTDIR="$d" PREFIX=/usr
 missing=
 for f in usr/lib/libr2cc.so.0.1.0 usr/lib/libr2cc.so.0 usr/lib/libr2cc.so \
 	 usr/lib/libr2cc.a usr/lib/pkgconfig/r2cc.pc usr/include/r2cc/r2cc.h \
 	 usr/include/linux/r2cc.h lib/udev/rules.d/70-r2cc.rules \
+	 usr/include/r2cc/job.h usr/lib/tmpfiles.d/r2cc.conf \
 	 usr/bin/r2cc-perf usr/bin/r2cc-sim usr/share/man/man3/libr2cc.3 \
 	 usr/share/man/man3/r2cc_isend.3 usr/share/man/man4/r2cc.4 \
 	 usr/share/man/man1/r2cc-perf.1 usr/share/man/man1/r2cc-sim.1 \
@@ -21,6 +22,7 @@ for f in usr/lib/libr2cc.so.0.1.0 usr/lib/libr2cc.so.0 usr/lib/libr2cc.so \
 	 lib/systemd/system/r2cc-prometheus.service \
 	 lib/systemd/system/r2cc-prometheus.timer \
 	 usr/src/r2cc-0.1.0/dkms.conf usr/src/r2cc-0.1.0/Kbuild \
+	 usr/src/r2cc-0.1.0/VERSION \
 	 usr/src/r2cc-0.1.0/kmod/compat.h \
 	 usr/src/r2cc-0.1.0/include/uapi/linux/r2cc.h; do
 	[ -e "$d/$f" ] || missing+=" $f"
@@ -63,6 +65,15 @@ if command -v systemd-analyze >/dev/null; then
 else
 	skip "no systemd-analyze"
 	skip "no systemd-analyze"
+fi
+# The tmpfiles.d entry, as systemd-tmpfiles applies it at boot.
+if command -v systemd-tmpfiles >/dev/null; then
+	systemd-tmpfiles --root="$d" --create r2cc.conf 2>/dev/null
+	is "$(stat -c '%a %U' "$d/run/r2cc" 2>&1)" "1777 root" \
+		"tmpfiles.d makes /run/r2cc, mode 1777, for every job's stats file"
+	rm -rf "$d/run"
+else
+	skip "no systemd-tmpfiles"
 fi
 rm -f "$d/use" "$d/use.c"
 run_ok "make uninstall" make -s uninstall DESTDIR="$d" PREFIX=/usr
