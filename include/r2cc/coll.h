@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR MIT */
+/*
+ * libr2cc collectives: a communicator over a bootstrap and a context, and
+ * non-blocking collectives on it.  Same conventions as <r2cc/r2cc.h>:
+ * negative errno returns, opaque objects, option structs with a size
+ * field (read as r2cc_ctx_opts is).
+ *
+ * Every rank issues the same collectives in the same order with matching
+ * arguments, as in NCCL and MPI.  Several may be in flight; they run on
+ * the wire one after another, in the order issued.  Buffers are any host
+ * memory: the library stages them through memory it registered on every
+ * NIC at r2cc_comm_init(), so a buffer needs no registration and may be
+ * freed once its collective completed.  A rail failing under a collective
+ * is the transport's business: its chunks are re-sent on the survivors
+ * and the collective completes with every byte right.
+ *
+ * Results are bit-identical on every rank: each element is reduced once,
+ * in one fixed order along the ring, and the result is copied to the
+ * others.  Integers wrap as their C unsigned type does; float16 and
+ * bfloat16 are converted to float, combined, and rounded to nearest-even
+ * at each step.  R2CC_AVG divides the sum by the rank count at the end
+ * (integers: C division, rounding towards zero).
+ * See Documentation/coll.rst.
+ */
+#ifndef R2CC_COLL_H
+#define R2CC_COLL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <r2cc/bootstrap.h>
+#include <r2cc/r2cc.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct r2cc_comm;
+struct r2cc_coll;
+
+enum r2cc_dtype {
+	R2CC_INT8 = 0,
+	R2CC_UINT8 = 1,
+	R2CC_INT32 = 2,
+	R2CC_UINT32 = 3,
+	R2CC_INT64 = 4,
+	R2CC_UINT64 = 5,
+	R2CC_FLOAT16 = 6,	/* IEEE 754 binary16 */
+	R2CC_BFLOAT16 = 7,
+	R2CC_FLOAT32 = 8,
+	R2CC_FLOAT64 = 9,
+};
+
+enum r2cc_redop {
+	R2CC_SUM = 0,
+	R2CC_PROD = 1,
+	R2CC_MIN = 2,
+	R2CC_MAX = 3,
+	R2CC_AVG = 4,
+};
+
+#define R2CC_COLL_SLICE_MIN	4096u
+#define R2CC_COLL_SLICE_MAX	(16u << 20)
+#define R2CC_COLL_DEPTH_MAX	64u
+
+struct r2cc_comm_opts {
+	size_t size;		/* sizeof(struct r2cc_comm_opts) */
+	/*
+	 * Rails that are primaries on the communicator's connections (as
+	 * r2cc_conn_opts.primary); 0: every rail.
+	 */
+	uint64_t primary;
+	/* Pipeline unit in bytes; 0: $R2CC_COLL_SLICE, else 256 KiB. */
+	uint32_t slice_bytes;
+	/* Slices in flight per step; 0: $R2CC_COLL_DEPTH, else 4. */
+	uint32_t depth;
+	/* Connecting to the neighbours; 0: 60000. */
+	uint32_t timeout_ms;
+	uint32_t flags;		/* must be 0 */
+};
+
+/*
+ * Make a communicator of every rank of @boot on @ctx: each rank connects
+ * to the next and accepts the previous one (a ring).  Collective: every
+ * rank calls it.  Returns 0 with *@comm, or -EINVAL (NULL, bad options),
+ * -E2BIG, -ETIMEDOUT, -ENOMEM, or what connecting or the bootstrap
+ * returned.  @boot and @ctx must outlive the communicator.
+ */
+int r2cc_comm_init(struct r2cc_ctx *ctx, struct r2cc_boot *boot,
+		   const struct r2cc_comm_opts *opts, struct r2cc_comm **comm);
+int r2cc_comm_rank(const struct r2cc_comm *comm);
+int r2cc_comm_size(const struct r2cc_comm *comm);
+
+struct r2cc_comm_stats {
+	size_t size;		/* in: sizeof(struct r2cc_comm_stats), kept */
+	uint64_t colls;		/* collectives completed */
+	uint64_t bytes_sent;	/* payload to the next rank, every path */
+	uint64_t bytes_received;	/* from the previous rank */
+	uint64_t failovers;	/* rail failures both connections handled */
+	uint64_t resent_bytes;	/* sent again after a rail failed */
+	uint64_t tcp_bytes;	/* carried by the TCP fallback, both ways */
+};
+
+/*
+ * The communicator's counters (filled as r2cc_conn_stats() fills its
+ * struct).  Returns 0, -EINVAL (NULL, a bad size) or -EBADF.
+ */
+int r2cc_comm_stats(struct r2cc_comm *comm, struct r2cc_comm_stats *stats);
+
+/*
+ * Free the communicator.  Collective: unless the communicator has failed,
+ * it first waits (up to 30 s) until every rank has called it, so that no
+ * rank closes the ring while a neighbour still finishes a collective on
+ * it.  Collectives not completed are cancelled (their buffers are no
+ * longer touched once this returns).  Returns 0, -EINVAL for NULL, or
+ * -EBADF for a handle that is not a live communicator.
+ */
+int r2cc_comm_destroy(struct r2cc_comm *comm);
+
+/*
+ * The collectives.  Each returns 0 with *@req, completed by
+ * r2cc_coll_test(), or -EINVAL (NULL buffer with a count, unknown dtype
+ * or op, root out of range, buffers that overlap other than exactly),
+ * -EOVERFLOW (count x element size too large), -ENOMEM, or the
+ * communicator's error once it has one (it sticks: a failed collective
+ * leaves the ring in an unknown state; destroy the communicator).
+ * Counts are in elements.  In place: @recvbuf == @sendbuf (for
+ * allgather, @sendbuf at rank x @count elements into @recvbuf; for
+ * reduce_scatter, @recvbuf at rank x @count into @sendbuf).
+ */
+int r2cc_allreduce(struct r2cc_comm *comm, const void *sendbuf, void *recvbuf,
+		   size_t count, enum r2cc_dtype dtype, enum r2cc_redop op,
+		   struct r2cc_coll **req);
+/* @sendbuf holds size x @count elements; rank r gets block r reduced. */
+int r2cc_reduce_scatter(struct r2cc_comm *comm, const void *sendbuf,
+			void *recvbuf, size_t count, enum r2cc_dtype dtype,
+			enum r2cc_redop op, struct r2cc_coll **req);
+/* @recvbuf gets size x @count elements, rank r's block at r x @count. */
+int r2cc_allgather(struct r2cc_comm *comm, const void *sendbuf,
+		   void *recvbuf, size_t count, enum r2cc_dtype dtype,
+		   struct r2cc_coll **req);
+/* @root's @sendbuf to every rank's @recvbuf (@sendbuf is read at root only). */
+int r2cc_broadcast(struct r2cc_comm *comm, const void *sendbuf, void *recvbuf,
+		   size_t count, enum r2cc_dtype dtype, int root,
+		   struct r2cc_coll **req);
+/* The reduction lands in @root's @recvbuf only (others may pass NULL). */
+int r2cc_reduce(struct r2cc_comm *comm, const void *sendbuf, void *recvbuf,
+		size_t count, enum r2cc_dtype dtype, enum r2cc_redop op,
+		int root, struct r2cc_coll **req);
+/* Completes once every rank has entered it. */
+int r2cc_barrier(struct r2cc_comm *comm, struct r2cc_coll **req);
+
+/*
+ * Make progress on @req's communicator; set *@done to 1 when @req has
+ * finished (completed or failed, as r2cc_test()).  A finished request is
+ * freed by this call.
+ * Returns 0, or -errno when the collective failed: -EPROTO (ranks called
+ * different collectives, or with other counts, types, ops or roots),
+ * -ECONNRESET (a rank went away), or the transport's error.
+ */
+int r2cc_coll_test(struct r2cc_coll *req, int *done);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* R2CC_COLL_H */

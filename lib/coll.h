@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR MIT */
+/*
+ * Layer 7, collectives, on top of the data API (r2cc_isend, r2cc_irecv,
+ * r2cc_test): element arithmetic (coll_reduce.c), each rank's program of
+ * steps (coll_plan.c), the communicator (coll_comm.c) and the engine that
+ * runs programs over the ring (coll_run.c).  Nothing below calls up here.
+ */
+#ifndef R2CC_LIB_COLL_H
+#define R2CC_LIB_COLL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <r2cc/coll.h>
+
+/* ------------------------------------------------------- arithmetic */
+
+size_t coll_dtype_size(enum r2cc_dtype dt);	/* 0: not a dtype */
+bool coll_op_ok(enum r2cc_redop op);
+/* @acc[i] = @acc[i] OP @in[i] for @n elements (AVG sums). */
+void coll_reduce(void *acc, const void *in, size_t n, enum r2cc_dtype dt,
+		 enum r2cc_redop op);
+/* The last step of AVG: @acc[i] /= @nranks; nothing for other ops. */
+void coll_finish(void *acc, size_t n, enum r2cc_dtype dt, enum r2cc_redop op,
+		 int nranks);
+float coll_half_to_float(uint16_t h);
+uint16_t coll_float_to_half(float f);
+float coll_bf16_to_float(uint16_t h);
+uint16_t coll_float_to_bf16(float f);
+
+/* ------------------------------------------------------- programs */
+
+enum coll_kind {
+	COLL_ALLREDUCE = 1,
+	COLL_REDUCE_SCATTER,
+	COLL_ALLGATHER,
+	COLL_BROADCAST,
+	COLL_REDUCE,
+	COLL_BARRIER,
+};
+
+enum coll_src {
+	SRC_NONE = 0,
+	SRC_LOCAL,	/* this rank's own data of the chunk */
+	SRC_FWD,	/* what the previous step received (and reduced) */
+};
+
+enum coll_act {
+	ACT_NONE = 0,
+	ACT_REDUCE,	/* combine with this rank's own data of the chunk */
+	ACT_COPY,	/* a result: store it */
+};
+
+/*
+ * One step of one rank: send a chunk to the next rank and/or receive one
+ * from the previous rank.  A step's send of slice j depends only on the
+ * previous step's receive of slice j.
+ */
+struct coll_step {
+	int16_t send_chunk;	/* -1: none */
+	int16_t recv_chunk;	/* -1: none */
+	uint8_t send_src;	/* enum coll_src */
+	uint8_t recv_act;	/* enum coll_act */
+	bool store;		/* the received (and reduced) slice is a result */
+};
+
+#define COLL_MAX_STEPS	(2 * 4096)
+
+/*
+ * The steps rank @rank of @n runs for @kind (@root for broadcast and
+ * reduce), into @steps (room for 2 x @n).  Returns the step count.
+ * Where a chunk's own data lives and where results go is the engine's.
+ */
+int coll_plan(enum coll_kind kind, int rank, int n, int root,
+	      struct coll_step *steps);
+/* Chunks the data is cut into for @kind: @n for ring ones, 1 for chains. */
+int coll_nchunks(enum coll_kind kind, int n);
+
+/* Elements [*@off, *@off + *@len) of chunk @c of @nchunks over @count. */
+void coll_chunk(size_t count, int nchunks, int c, size_t *off, size_t *len);
+
+/* ------------------------------------------------------- the engine */
+
+/* What each slice message starts with; checked against the receiver's call. */
+struct coll_hdr {
+	uint32_t magic;		/* COLL_MAGIC */
+	uint32_t seq;		/* collective number on the communicator */
+	uint8_t kind;		/* enum coll_kind */
+	uint8_t dtype;
+	uint8_t op;
+	uint8_t pad;
+	int32_t root;
+	uint64_t count;
+	uint32_t chunk;
+	uint32_t slice;
+};
+
+#define COLL_MAGIC	0x4c433252u	/* "R2CL" */
+
+enum slot_state {
+	SLOT_FREE = 0,
+	SLOT_RECV,	/* a receive is posted into it */
+	SLOT_HELD,	/* received; waits to be forwarded */
+	SLOT_SEND,	/* a send from it is posted */
+};
+
+struct coll_slot {
+	char *buf;		/* struct coll_hdr, then the slice */
+	struct r2cc_req *req;
+	uint8_t state;		/* enum slot_state */
+};
+
+struct r2cc_comm {
+	struct r2cc_ctx *ctx;
+	int rank, n;
+	struct r2cc_conn *next;		/* sends to rank + 1 */
+	struct r2cc_conn *prev;		/* receives from rank - 1 */
+	uint32_t slice;			/* bytes of data per message */
+	uint32_t depth;			/* slices per batch */
+	char *stage;			/* 3 x depth slots, registered */
+	size_t stage_len;
+	struct r2cc_mr *mr;
+	struct coll_slot *local;	/* depth slots: a rank's own data */
+	struct coll_slot *recv[2];	/* depth slots each, by recv step parity */
+	struct r2cc_coll *head, *tail;	/* issued, not finished: the queue */
+	struct r2cc_coll *all;		/* every request not yet freed */
+	uint32_t seq;
+	uint64_t done;			/* collectives completed */
+	int err;			/* sticks */
+};
+
+struct coll_op {
+	int16_t step;
+	int16_t parity;		/* recv steps: slot set; sends: of the step before */
+};
+
+struct r2cc_coll {
+	struct r2cc_comm *comm;
+	struct r2cc_coll *next;		/* in the queue */
+	struct r2cc_coll *anext;	/* in comm->all */
+	enum coll_kind kind;
+	enum r2cc_dtype dtype;
+	enum r2cc_redop op;
+	int root;
+	const char *src;
+	char *dst;
+	size_t count;			/* as called */
+	size_t esize;
+	uint32_t seq;
+	int nsteps;
+	struct coll_step *steps;
+	int nchunks;
+	size_t nslices;			/* per chunk */
+	struct coll_op *recv_ops;	/* the steps that receive, in order */
+	struct coll_op *send_ops;
+	int nrecv, nsend;
+	/* the batch in progress: slices [b0, b0 + bn) of every step */
+	size_t b0, bn;
+	size_t recv_post, recv_done, send_post, send_done;
+	bool finished;
+	int err;
+};
+
+void coll_run(struct r2cc_comm *comm);
+void coll_free(struct r2cc_coll *q);
+void coll_goodbye(struct r2cc_comm *c, double timeout_s);
+
+#endif /* R2CC_LIB_COLL_H */

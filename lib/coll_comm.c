@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
+/*
+ * The communicator: a ring of connections (each rank sends to the next
+ * and receives from the previous), and the staging slots every slice
+ * passes through, registered once on every NIC.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "coll.h"
+#include "internal.h"
+
+#define SLICE_DEFAULT	(256u << 10)
+#define DEPTH_DEFAULT	4u
+#define GOODBYE_S	30.0	/* destroy waits this long for the neighbours */
+
+/* The transport's option rule (tune.c), and an option's own value in range too. */
+static int comm_tune(struct r2cc_ctx *ctx, uint32_t val, const char *env,
+		     uint32_t def, uint32_t lo, uint32_t hi, uint32_t *out)
+{
+	if (val && (val < lo || val > hi))
+		return -EINVAL;
+	return r2cc_tune_u32(ctx, val, env, def, lo, hi, out);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Connect to the next rank and accept the previous one. */
+static int comm_connect(struct r2cc_comm *c, struct r2cc_boot *boot,
+			uint64_t primary, uint32_t timeout_ms)
+{
+	struct r2cc_conn_opts co = { .size = sizeof(co), .primary = primary };
+	struct timespec nap = { 0, 100000 };
+	struct r2cc_handle mine, *all;
+	struct r2cc_listener *l = NULL;
+	int ret, in_ok = 0, out_ok = 0;
+	double t0;
+
+	all = calloc((size_t)c->n, sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	memset(&mine, 0, sizeof(mine));
+	ret = r2cc_listen(c->ctx, &mine, &l);
+	if (!ret)
+		ret = r2cc_boot_allgather(boot, &mine, sizeof(mine), all);
+	if (!ret)
+		ret = r2cc_connect_opts(c->ctx, &all[(c->rank + 1) % c->n], &co,
+					&c->next);
+	t0 = now_s();
+	while (!ret && (!in_ok || !out_ok)) {
+		if (!c->prev) {
+			ret = r2cc_accept(l, &c->prev);
+			if (ret == -EAGAIN)
+				ret = 0;
+		}
+		if (!ret && !out_ok) {
+			ret = r2cc_conn_ready(c->next);
+			out_ok = ret > 0;
+			ret = ret < 0 ? ret : 0;
+		}
+		if (!ret && c->prev && !in_ok) {
+			ret = r2cc_conn_ready(c->prev);
+			in_ok = ret > 0;
+			ret = ret < 0 ? ret : 0;
+		}
+		if (!ret && (!in_ok || !out_ok)) {
+			if (now_s() - t0 > timeout_ms / 1e3)
+				ret = -ETIMEDOUT;
+			else
+				nanosleep(&nap, NULL);
+		}
+	}
+	if (l)
+		r2cc_listener_close(l);
+	free(all);
+	if (ret)
+		r2cc_log(c->ctx, R2CC_LOG_ERROR,
+			 "communicator rank %d of %d: connecting the ring: %s",
+			 c->rank, c->n, strerror(-ret));
+	return ret;
+}
+
+static int comm_stage(struct r2cc_comm *c)
+{
+	size_t slot = sizeof(struct coll_hdr) + c->slice, i, k = 0;
+	struct coll_slot *s;
+	int ret;
+
+	c->stage_len = 3 * (size_t)c->depth * slot;
+	if (posix_memalign((void **)&c->stage, 4096, c->stage_len))
+		return -ENOMEM;
+	memset(c->stage, 0, c->stage_len);
+	ret = r2cc_mr_reg(c->ctx, c->stage, c->stage_len, 0, &c->mr);
+	if (ret)
+		return ret;
+	s = calloc(3 * (size_t)c->depth, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	c->local = s;
+	c->recv[0] = s + c->depth;
+	c->recv[1] = s + 2 * c->depth;
+	for (i = 0; i < 3 * (size_t)c->depth; i++)
+		s[i].buf = c->stage + k++ * slot;
+	return 0;
+}
+
+static void comm_free(struct r2cc_comm *c);
+
+R2CC_EXPORT int r2cc_comm_init(struct r2cc_ctx *ctx, struct r2cc_boot *boot,
+			       const struct r2cc_comm_opts *opts,
+			       struct r2cc_comm **out)
+{
+	struct r2cc_comm_opts o = { .size = sizeof(o) };
+	struct r2cc_comm *c;
+	int ret;
+
+	if (out)
+		*out = NULL;
+	if (!ctx || !boot || !out)
+		return -EINVAL;
+	if (!r2cc_obj_ok(ctx, R2CC_OBJ_CTX))
+		return -EBADF;
+	if (opts) {
+		ret = r2cc_opts_in(&o, sizeof(o), opts);
+		if (ret)
+			return ret;
+	}
+	if (o.flags || (o.primary && r2cc_nic_count(ctx) < 64 &&
+			o.primary >> r2cc_nic_count(ctx)))
+		return -EINVAL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->ctx = ctx;
+	c->rank = r2cc_boot_rank(boot);
+	c->n = r2cc_boot_size(boot);
+	ret = comm_tune(ctx, o.slice_bytes, "R2CC_COLL_SLICE", SLICE_DEFAULT,
+			R2CC_COLL_SLICE_MIN, R2CC_COLL_SLICE_MAX, &c->slice);
+	if (!ret)
+		ret = comm_tune(ctx, o.depth, "R2CC_COLL_DEPTH", DEPTH_DEFAULT,
+				1, R2CC_COLL_DEPTH_MAX, &c->depth);
+	if (!ret && (c->rank < 0 || c->n < 1))
+		ret = -EINVAL;
+	if (!ret && c->n > 1)
+		ret = comm_stage(c);
+	if (!ret && c->n > 1)
+		ret = comm_connect(c, boot, o.primary,
+				   o.timeout_ms ? o.timeout_ms : 60000);
+	if (!ret)
+		ret = r2cc_obj_add(c, R2CC_OBJ_COMM);
+	if (ret) {
+		comm_free(c);
+		return ret;
+	}
+	*out = c;
+	return 0;
+}
+
+R2CC_EXPORT int r2cc_comm_rank(const struct r2cc_comm *c)
+{
+	return c && r2cc_obj_ok(c, R2CC_OBJ_COMM) ? c->rank : -EINVAL;
+}
+
+R2CC_EXPORT int r2cc_comm_size(const struct r2cc_comm *c)
+{
+	return c && r2cc_obj_ok(c, R2CC_OBJ_COMM) ? c->n : -EINVAL;
+}
+
+R2CC_EXPORT int r2cc_comm_stats(struct r2cc_comm *c, struct r2cc_comm_stats *st)
+{
+	struct r2cc_conn_stats cs[2] = { { .size = sizeof(cs[0]) },
+					 { .size = sizeof(cs[1]) } };
+	struct r2cc_comm_stats o = { .size = sizeof(o) };
+	int ret;
+
+	if (!c || !st || r2cc_opts_out_check(r2cc_opts_size(st)))
+		return -EINVAL;
+	if (!r2cc_obj_ok(c, R2CC_OBJ_COMM))
+		return -EBADF;
+	o.colls = c->done;
+	if (c->next) {
+		ret = r2cc_conn_stats(c->next, &cs[0], NULL, 0);
+		if (ret < 0)
+			return ret;
+		ret = r2cc_conn_stats(c->prev, &cs[1], NULL, 0);
+		if (ret < 0)
+			return ret;
+	}
+	o.bytes_sent = cs[0].bytes;
+	o.bytes_received = cs[1].bytes;
+	o.failovers = cs[0].failovers + cs[1].failovers;
+	o.resent_bytes = cs[0].resent_bytes + cs[1].resent_bytes;
+	o.tcp_bytes = cs[0].tcp_bytes + cs[1].tcp_bytes;
+	r2cc_opts_out(st, &o, sizeof(o));
+	return 0;
+}
+
+static void comm_free(struct r2cc_comm *c)
+{
+	while (c->all)
+		coll_free(c->all);
+	/* closing cancels what is posted: no DMA into the slots after this */
+	if (c->next)
+		r2cc_conn_close(c->next);
+	if (c->prev)
+		r2cc_conn_close(c->prev);
+	if (c->mr)
+		r2cc_mr_dereg(c->mr);
+	free(c->local);
+	free(c->stage);
+	free(c);
+}
+
+R2CC_EXPORT int r2cc_comm_destroy(struct r2cc_comm *c)
+{
+	if (!c)
+		return -EINVAL;
+	if (!r2cc_obj_ok(c, R2CC_OBJ_COMM))
+		return -EBADF;
+	coll_goodbye(c, GOODBYE_S);
+	r2cc_obj_del(c);
+	comm_free(c);
+	return 0;
+}

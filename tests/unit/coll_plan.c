@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The collectives' arithmetic and schedules, on the host: float16 and
+ * bfloat16 conversions against the compiler's, every dtype x op against
+ * a plain loop, and every rank's program (coll_plan) run over a simulated
+ * ring for 1..9 ranks, every kind, root and awkward count: the messages
+ * each link carries must be the ones its receiver expects, in order, and
+ * every result must equal a reference computed here, bit for bit, on
+ * every rank.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../../lib/coll.h"
+#include "tap.h"
+
+static uint64_t rnd_state = 88172645463325252ull;
+
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+static void test_half(void)
+{
+	unsigned int bad = 0, badrt = 0, i;
+	uint32_t bits;
+	float f;
+
+	for (i = 0; i < 65536; i++) {
+		_Float16 h;
+		uint16_t u = (uint16_t)i, back;
+
+		memcpy(&h, &u, 2);
+		if ((u & 0x7c00) == 0x7c00 && (u & 0x3ff))
+			continue;	/* NaNs: checked below */
+		if (coll_half_to_float(u) != (float)h)
+			bad++;
+		back = coll_float_to_half(coll_half_to_float(u));
+		if (back != u)
+			badrt++;
+	}
+	tap_ok(!bad, "float16 -> float: all 63488 non-NaN values as the compiler converts (%u differ)", bad);
+	tap_ok(!badrt, "float16 -> float -> float16 gives every value back (%u differ)", badrt);
+	bad = 0;
+	for (i = 0; i < 2000000; i++) {
+		_Float16 h;
+		uint16_t want;
+
+		bits = (uint32_t)rnd();
+		/* mostly the half range, with ties and subnormals */
+		if (i & 1)
+			bits = (bits & 0x8001ffffu) | ((uint32_t)(100 + i % 60) << 23);
+		memcpy(&f, &bits, 4);
+		if (f != f)
+			continue;
+		h = (_Float16)f;
+		memcpy(&want, &h, 2);
+		if (coll_float_to_half(f) != want)
+			bad++;
+	}
+	tap_ok(!bad, "float -> float16 rounds to nearest-even as the compiler does (2 M values, %u differ)", bad);
+	tap_ok((coll_float_to_half(NAN) & 0x7c00) == 0x7c00 &&
+	       (coll_float_to_half(NAN) & 0x3ff) &&
+	       isnan(coll_half_to_float(0x7e00)), "NaN stays NaN both ways");
+	tap_ok(coll_float_to_bf16(1.0f) == 0x3f80 &&
+	       coll_float_to_bf16(1.00390625f) == 0x3f80 &&	/* tie, even */
+	       coll_float_to_bf16(1.01171875f) == 0x3f82 &&	/* tie, up */
+	       coll_float_to_bf16(-2.0f) == 0xc000 &&
+	       coll_bf16_to_float(0x3f81) == 1.0078125f &&
+	       isnan(coll_bf16_to_float(coll_float_to_bf16(NAN))) &&
+	       coll_float_to_bf16(INFINITY) == 0x7f80,
+	       "bfloat16: ties to even, sign, infinity and NaN");
+}
+
+#define N 97
+
+static void test_reduce(void)
+{
+	static const char *const dn[] = { "int8", "uint8", "int32", "uint32",
+		"int64", "uint64", "float16", "bfloat16", "float32", "float64" };
+	int dt, op, bad_all = 0;
+
+	for (dt = R2CC_INT8; dt <= R2CC_FLOAT64; dt++) {
+		int bad = 0;
+
+		for (op = R2CC_SUM; op <= R2CC_AVG; op++) {
+			union { int8_t i8[N]; uint8_t u8[N]; int32_t i32[N];
+				uint32_t u32[N]; int64_t i64[N]; uint64_t u64[N];
+				uint16_t h[N]; float f[N]; double d[N]; } a, b, c;
+			size_t i;
+
+			for (i = 0; i < sizeof(a); i++) {
+				((uint8_t *)&a)[i] = (uint8_t)rnd();
+				((uint8_t *)&b)[i] = (uint8_t)rnd();
+			}
+			for (i = 0; i < N; i++) {	/* finite floats */
+				a.f[i] = (float)((int)(rnd() % 2001) - 1000) / 8;
+				b.f[i] = (float)((int)(rnd() % 2001) - 1000) / 8;
+				if (dt == R2CC_FLOAT64) {
+					a.d[i] = (double)a.f[i] * 3;
+					b.d[i] = (double)b.f[i] * 5;
+				}
+				if (dt == R2CC_FLOAT16 || dt == R2CC_BFLOAT16) {
+					float x = a.f[i], y = b.f[i];
+
+					a.h[i] = dt == R2CC_FLOAT16 ?
+						 coll_float_to_half(x) :
+						 coll_float_to_bf16(x);
+					b.h[i] = dt == R2CC_FLOAT16 ?
+						 coll_float_to_half(y) :
+						 coll_float_to_bf16(y);
+				}
+			}
+			c = a;
+			coll_reduce(&c, &b, N, (enum r2cc_dtype)dt,
+				    (enum r2cc_redop)op);
+			coll_finish(&c, N, (enum r2cc_dtype)dt,
+				    (enum r2cc_redop)op, 3);
+			for (i = 0; i < N; i++) {
+#define REF(T, U, W, x, y) do {						\
+		T r_ = op == R2CC_PROD ? (T)((U)(x) * (U)(y)) :		\
+		       op == R2CC_MIN ? ((x) < (y) ? (x) : (y)) :	\
+		       op == R2CC_MAX ? ((x) > (y) ? (x) : (y)) :	\
+		       (T)((U)(x) + (U)(y));				\
+		if (op == R2CC_AVG)					\
+			r_ = (T)((W)r_ / (W)3);				\
+		if (memcmp(&r_, &c_, sizeof(r_)))			\
+			bad++;						\
+	} while (0)
+				switch (dt) {
+				case R2CC_INT8: { int8_t c_ = c.i8[i]; REF(int8_t, uint8_t, int64_t, a.i8[i], b.i8[i]); break; }
+				case R2CC_UINT8: { uint8_t c_ = c.u8[i]; REF(uint8_t, uint8_t, uint64_t, a.u8[i], b.u8[i]); break; }
+				case R2CC_INT32: { int32_t c_ = c.i32[i]; REF(int32_t, uint32_t, int64_t, a.i32[i], b.i32[i]); break; }
+				case R2CC_UINT32: { uint32_t c_ = c.u32[i]; REF(uint32_t, uint32_t, uint64_t, a.u32[i], b.u32[i]); break; }
+				case R2CC_INT64: { int64_t c_ = c.i64[i]; REF(int64_t, uint64_t, int64_t, a.i64[i], b.i64[i]); break; }
+				case R2CC_UINT64: { uint64_t c_ = c.u64[i]; REF(uint64_t, uint64_t, uint64_t, a.u64[i], b.u64[i]); break; }
+				case R2CC_FLOAT32: { float c_ = c.f[i]; REF(float, float, float, a.f[i], b.f[i]); break; }
+				case R2CC_FLOAT64: { double c_ = c.d[i]; REF(double, double, double, a.d[i], b.d[i]); break; }
+				case R2CC_FLOAT16:
+				case R2CC_BFLOAT16: {
+					int h = dt == R2CC_FLOAT16;
+					float x = h ? coll_half_to_float(a.h[i]) : coll_bf16_to_float(a.h[i]);
+					float y = h ? coll_half_to_float(b.h[i]) : coll_bf16_to_float(b.h[i]);
+					float r = op == R2CC_PROD ? x * y : op == R2CC_MIN ? (x < y ? x : y) :
+						  op == R2CC_MAX ? (x > y ? x : y) : x + y;
+					uint16_t w = h ? coll_float_to_half(r) : coll_float_to_bf16(r);
+
+					if (op == R2CC_AVG) {
+						r = (h ? coll_half_to_float(w) : coll_bf16_to_float(w)) / 3;
+						w = h ? coll_float_to_half(r) : coll_float_to_bf16(r);
+					}
+					bad += w != c.h[i];
+					break;
+				}
+				}
+			}
+		}
+		tap_ok(!bad, "%s: sum, prod, min, max, avg of %d elements as a plain loop computes them (%d differ)",
+		       dn[dt], N, bad);
+		bad_all += bad;
+	}
+	(void)bad_all;
+}
+
+/* ---------------------------------------------- the simulated ring */
+
+#define MAXR 9
+#define MAXMSG (4 * MAXR)
+
+struct msg {
+	int chunk;
+	size_t len;
+	int64_t *data;
+};
+
+struct link {
+	struct msg q[MAXMSG];
+	int head, tail;
+};
+
+/* One collective on @n simulated ranks, element = int64 sum-able. */
+static int simulate(enum coll_kind kind, int n, int root, size_t count,
+		    char *why, size_t whylen)
+{
+	struct coll_step steps[MAXR][2 * MAXR];
+	int nsteps[MAXR], pc[MAXR], half[MAXR], r, progress, nch = coll_nchunks(kind, n);
+	struct link links[MAXR];
+	size_t in_n = kind == COLL_REDUCE_SCATTER ? count * n : count;
+	size_t out_n = kind == COLL_ALLGATHER || kind == COLL_BARRIER ?
+		       count * n : count;
+	int64_t *in[MAXR], *out[MAXR], *fwd[MAXR], want;
+	int ret = 0;
+	size_t i, off, len;
+
+	memset(links, 0, sizeof(links));
+	for (r = 0; r < n; r++) {
+		nsteps[r] = coll_plan(kind, r, n, root, steps[r]);
+		pc[r] = 0;
+		half[r] = 0;
+		in[r] = calloc(in_n + 1, sizeof(int64_t));
+		out[r] = calloc(out_n + 1, sizeof(int64_t));
+		fwd[r] = NULL;
+		for (i = 0; i < in_n; i++)
+			in[r][i] = (int64_t)((r + 1) * 1000003 + i * 7);
+		/* the engine's local part (coll_local) */
+		if (kind == COLL_ALLGATHER)
+			memcpy(out[r] + r * count, in[r], count * 8);
+		if (kind == COLL_BROADCAST && r == root)
+			memcpy(out[r], in[r], count * 8);
+		if (n == 1)
+			memcpy(out[r], in[r] + (kind == COLL_REDUCE_SCATTER ? r * count : 0),
+			       (kind == COLL_ALLGATHER ? count : out_n) * 8);
+	}
+#define OWN(r, c) (kind == COLL_ALLGATHER ? in[r] : \
+		   kind == COLL_REDUCE_SCATTER ? in[r] + (c) * count : \
+		   kind == COLL_ALLREDUCE ? in[r] + off : in[r])
+#define DST(r, c) (kind == COLL_ALLGATHER ? out[r] + (c) * count : \
+		   kind == COLL_ALLREDUCE ? out[r] + off : out[r])
+#define GEOM(c) do { if (kind == COLL_ALLREDUCE) coll_chunk(count, nch, c, &off, &len); \
+		else { off = (kind == COLL_REDUCE_SCATTER || kind == COLL_ALLGATHER || \
+			      kind == COLL_BARRIER) ? (size_t)(c) * count : 0; len = count; } } while (0)
+	do {
+		progress = 0;
+		for (r = 0; r < n; r++) {
+			while (pc[r] < nsteps[r]) {
+				const struct coll_step *st = &steps[r][pc[r]];
+				struct link *in_l = &links[(r + n - 1) % n];
+				struct link *out_l = &links[r];
+				struct msg *m;
+
+				/* a step's send needs only the step before */
+				if (!half[r] && st->send_chunk >= 0) {
+					if (out_l->tail - out_l->head >= MAXMSG) {
+						snprintf(why, whylen, "link %d overflows", r);
+						return -1;
+					}
+					GEOM(st->send_chunk);
+					m = &out_l->q[out_l->tail++ % MAXMSG];
+					m->chunk = st->send_chunk;
+					m->len = len;
+					m->data = malloc((len + 1) * 8);
+					if (st->send_src == SRC_LOCAL) {
+						memcpy(m->data, OWN(r, st->send_chunk), len * 8);
+					} else if (!fwd[r]) {
+						snprintf(why, whylen, "rank %d step %d forwards nothing", r, pc[r]);
+						return -1;
+					} else {
+						memcpy(m->data, fwd[r], len * 8);
+					}
+				}
+				if (!half[r]) {
+					free(fwd[r]);
+					fwd[r] = NULL;
+					half[r] = 1;
+					progress = 1;
+				}
+				if (st->recv_chunk >= 0 && in_l->head == in_l->tail)
+					break;
+				if (st->recv_chunk >= 0) {
+					m = &in_l->q[in_l->head++ % MAXMSG];
+					if (m->chunk != st->recv_chunk) {
+						snprintf(why, whylen, "rank %d step %d wants chunk %d, got %d",
+							 r, pc[r], st->recv_chunk, m->chunk);
+						return -1;
+					}
+					GEOM(st->recv_chunk);
+					if (st->recv_act == ACT_REDUCE)
+						coll_reduce(m->data, OWN(r, st->recv_chunk), len,
+							    R2CC_INT64, R2CC_SUM);
+					if (st->store)
+						memcpy(DST(r, st->recv_chunk), m->data, len * 8);
+					fwd[r] = m->data;
+				}
+				pc[r]++;
+				half[r] = 0;
+				progress = 1;
+			}
+		}
+	} while (progress);
+	for (r = 0; r < n; r++) {
+		if (pc[r] != nsteps[r]) {
+			snprintf(why, whylen, "deadlock: rank %d at step %d of %d", r, pc[r], nsteps[r]);
+			return -1;
+		}
+		if (links[r].head != links[r].tail) {
+			snprintf(why, whylen, "link %d has %d messages left", r,
+				 links[r].tail - links[r].head);
+			return -1;
+		}
+	}
+	/* results */
+	for (r = 0; r < n && !ret; r++) {
+		if (kind == COLL_REDUCE && r != root)
+			continue;
+		for (i = 0; i < (kind == COLL_BARRIER ? 0 : out_n) && !ret; i++) {
+			int k;
+
+			want = 0;
+			switch (kind) {
+			case COLL_ALLREDUCE:
+			case COLL_REDUCE:
+				for (k = 0; k < n; k++)
+					want += in[k][i];
+				break;
+			case COLL_REDUCE_SCATTER:
+				for (k = 0; k < n; k++)
+					want += in[k][r * count + i];
+				break;
+			case COLL_ALLGATHER:
+				want = in[i / count][i % count];
+				break;
+			case COLL_BROADCAST:
+				want = in[root][i];
+				break;
+			case COLL_BARRIER:
+				break;
+			}
+			if (out[r][i] != want) {
+				snprintf(why, whylen, "rank %d element %zu: %lld, want %lld", r, i,
+					 (long long)out[r][i], (long long)want);
+				ret = -1;
+			}
+		}
+	}
+	for (r = 0; r < n; r++) {
+		free(in[r]);
+		free(out[r]);
+		free(fwd[r]);
+	}
+	return ret;
+}
+
+static void test_plans(void)
+{
+	static const char *const kn[] = { "", "allreduce", "reduce_scatter",
+		"allgather", "broadcast", "reduce", "barrier" };
+	static const size_t counts[] = { 1, 2, 3, 7, 8, 9, 17, 100, 1001 };
+	char why[320];
+	int kind, n, root, runs, fails;
+	size_t ci;
+
+	for (kind = COLL_ALLREDUCE; kind <= COLL_BARRIER; kind++) {
+		runs = fails = 0;
+		why[0] = 0;
+		for (n = 1; n <= MAXR; n++)
+			for (root = 0; root < n; root++) {
+				if (root && kind != COLL_BROADCAST && kind != COLL_REDUCE)
+					break;
+				for (ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {
+					char w[160];
+
+					runs++;
+					if (simulate((enum coll_kind)kind, n, root,
+						     kind == COLL_BARRIER ? 0 : counts[ci],
+						     w, sizeof(w))) {
+						if (!fails++)
+							snprintf(why, sizeof(why), "n=%d root=%d count=%zu: %s",
+								 n, root, counts[ci], w);
+					}
+				}
+			}
+		tap_ok(!fails, "%s: every rank's program over a simulated ring of 1..%d ranks, every root, 9 counts: messages match, results right (%d runs, %d wrong%s%s)",
+		       kn[kind], MAXR, runs, fails, fails ? "; first: " : "", why);
+	}
+}
+
+static void test_chunks(void)
+{
+	size_t off, len, next = 0, total = 0, lo = SIZE_MAX, hi = 0;
+	int c, ok = 1;
+
+	for (c = 0; c < 7; c++) {
+		coll_chunk(100, 7, c, &off, &len);
+		ok &= off == next;
+		next = off + len;
+		total += len;
+		lo = len < lo ? len : lo;
+		hi = len > hi ? len : hi;
+	}
+	tap_ok(ok && total == 100 && hi - lo <= 1,
+	       "100 elements in 7 chunks: contiguous, complete, sizes differ by at most 1");
+	coll_chunk(3, 8, 7, &off, &len);
+	tap_ok(off == 3 && len == 0, "more chunks than elements: the last ones are empty");
+}
+
+int main(void)
+{
+	tap_plan(5 + 10 + 6 + 2);
+	test_half();
+	test_reduce();
+	test_plans();
+	test_chunks();
+	return tap_done();
+}
