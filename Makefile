@@ -6,7 +6,8 @@
 
 # (Kbuild reads ./Kbuild, not this file, when invoked with M=.)
 
-VERSION    := 0.1.0
+# One version for the library, the tools and r2cc.ko (Kbuild reads it too).
+VERSION    := $(shell cat $(dir $(lastword $(MAKEFILE_LIST)))VERSION)
 PREFIX     ?= /usr/local
 LIBDIR     ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
@@ -15,6 +16,7 @@ SBINDIR    ?= $(PREFIX)/sbin
 MANDIR     ?= $(PREFIX)/share/man
 UDEVDIR    ?= /lib/udev/rules.d
 SYSTEMDDIR ?= /lib/systemd/system
+TMPFILESDIR ?= /usr/lib/tmpfiles.d
 # r2cc.ko's sources for DKMS (dkms.conf.in, DKMS' own convention).
 DKMSDIR    ?= /usr/src/r2cc-$(VERSION)
 DESTDIR    ?=
@@ -120,10 +122,11 @@ $(BUILD)/tools/r2cc-tb-%: tools/testbed/%.c tools/testbed/tb_proto.h | $(BUILD)/
 	mv -f $@.tmp $@
 
 # The benchmark runs in the nodes against the shared library, like the
-# library tests.
+# library tests: found beside it, in the build tree as where it is
+# installed (BINDIR/../lib), never at a path of the build machine.
 $(PERF_BIN): $(PERF_SRCS) $(wildcard tools/perf/*.h include/r2cc/*.h) $(LIBSO) | $(BUILD)/tools
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@.tmp $(PERF_SRCS) \
-		-L$(BUILD)/lib -lr2cc -Wl,-rpath,$(BUILD)/lib -lm
+		-L$(BUILD)/lib -lr2cc -Wl,-rpath,'$$ORIGIN/../lib' -lm
 	mv -f $@.tmp $@
 
 # Unit tests link the static library: they may call its internals.
@@ -147,15 +150,17 @@ $(BUILD)/tests/libr2cc/%: tests/libr2cc/%.c tests/lib/tap.h lib/wire.h $(LIBSO) 
 
 # Programs the testbed tests run inside the nodes (host root is shared).
 $(BUILD)/tests/kmod/%: tests/kmod/%.c tests/kmod/r2cc_test.h tests/lib/tap.h include/uapi/linux/r2cc.h | $(BUILD)/tests/kmod
-	$(CC) $(CPPFLAGS_R2CC) $(WARN) -std=gnu11 -Itests/lib $(CFLAGS) -o $@.tmp $< \
+	$(CC) $(CPPFLAGS_R2CC) $(WARN) -std=gnu11 -Itests/lib $(CFLAGS) \
+		$(CPPFLAGS) $(LDFLAGS) -o $@.tmp $< \
 		$(if $(filter state_page bench,$*),-libverbs) \
 		$(if $(filter bench,$*),-lpthread) \
 		$(if $(filter genl,$*),$$(pkg-config --cflags --libs libnl-genl-3.0))
 	mv -f $@.tmp $@
 
-$(CTL_BIN): $(CTL_SRCS) tools/r2ccctl/r2ccctl.h include/uapi/linux/r2cc.h | $(BUILD)/tools
-	$(CC) $(CPPFLAGS_R2CC) $(WARN) -std=gnu11 $(CFLAGS) \
-		-DR2CC_CTL_VERSION='"$(VERSION)"' -o $@.tmp $(CTL_SRCS) \
+$(CTL_BIN): $(CTL_SRCS) tools/r2ccctl/r2ccctl.h include/uapi/linux/r2cc.h \
+	    include/r2cc/job.h include/r2cc/r2cc.h | $(BUILD)/tools
+	$(CC) $(CPPFLAGS_R2CC) $(WARN) -std=gnu11 $(CFLAGS) $(CPPFLAGS) \
+		$(LDFLAGS) -DR2CC_CTL_VERSION='"$(VERSION)"' -o $@.tmp $(CTL_SRCS) \
 		$$(pkg-config --cflags --libs libnl-genl-3.0)
 	mv -f $@.tmp $@
 
@@ -180,7 +185,7 @@ kmod-testbed:
 	@set -e; for series in 6.1 6.12; do \
 		kver=$$(scripts/prepare-kernel $$series $(BUILD)/cache); \
 		dir=$(BUILD)/kmod/$$kver; mkdir -p $$dir; \
-		cp -a Kbuild kmod include $$dir/; \
+		cp -a Kbuild VERSION kmod include $$dir/; \
 		echo "  KMOD    $$kver"; \
 		$(MAKE) -s -C /usr/src/linux-headers-$$kver M=$$dir W=1 modules; \
 		cp $$dir/r2cc.ko $$dir/.r2cc.ko.tmp; \
@@ -268,6 +273,8 @@ install: lib tools sim
 	install -m 0644 include/r2cc/*.h $(DESTDIR)$(INCLUDEDIR)/r2cc/
 	install -m 0644 include/uapi/linux/r2cc.h $(DESTDIR)$(INCLUDEDIR)/linux/
 	install -m 0644 udev/*.rules $(DESTDIR)$(UDEVDIR)/
+	install -d $(DESTDIR)$(TMPFILESDIR)
+	install -m 0644 tools/r2ccctl/tmpfiles.d/r2cc.conf $(DESTDIR)$(TMPFILESDIR)/
 	$(MAKE) -s install-dkms
 
 # r2cc's non-destructive tests of the module, as a kselftest collection
@@ -288,7 +295,7 @@ uninstall-kselftest:
 # The module's sources and dkms.conf, for `dkms add/build/install`.
 install-dkms:
 	install -d $(DESTDIR)$(DKMSDIR)/kmod $(DESTDIR)$(DKMSDIR)/include/uapi/linux
-	install -m 0644 Kbuild $(DESTDIR)$(DKMSDIR)/
+	install -m 0644 Kbuild VERSION $(DESTDIR)$(DKMSDIR)/
 	install -m 0644 kmod/*.c kmod/*.h $(DESTDIR)$(DKMSDIR)/kmod/
 	install -m 0644 include/uapi/linux/r2cc.h \
 		$(DESTDIR)$(DKMSDIR)/include/uapi/linux/
@@ -300,6 +307,7 @@ uninstall:
 	      $(DESTDIR)$(LIBDIR)/pkgconfig/r2cc.pc \
 	      $(DESTDIR)$(INCLUDEDIR)/linux/r2cc.h \
 	      $(DESTDIR)$(UDEVDIR)/70-r2cc.rules \
+	      $(DESTDIR)$(TMPFILESDIR)/r2cc.conf \
 	      $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(USER_BINS))) \
 	      $(DESTDIR)$(SBINDIR)/r2ccctl \
 	      $(addprefix $(DESTDIR)$(SYSTEMDDIR)/,$(notdir $(wildcard tools/r2ccctl/systemd/*))) \

@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "publish.h"
 #include "xport.h"
 
 _Static_assert(sizeof(struct handle_data) <= R2CC_HANDLE_SIZE,
@@ -305,6 +306,31 @@ static int nrails_local(const struct r2cc_conn *c)
 	return c->ctx->nnics < WIRE_MAX_RAILS ? c->ctx->nnics : WIRE_MAX_RAILS;
 }
 
+/*
+ * A NIC already degraded when the connection comes up: its rails start
+ * drained, and the peer, which drains its own end, is told.
+ */
+static int tell_degraded(struct r2cc_conn *c)
+{
+	int i, ret;
+
+	for (i = 0; i < c->nrails; i++) {
+		struct rail *r = &c->rails[i];
+		struct wire_nic w = {
+			.rail = (uint32_t)i,
+			.up = WIRE_NIC_UP | WIRE_NIC_DEGRADED,
+		};
+
+		if (!c->ctx->nics[r->nic].degraded)
+			continue;
+		rail_set_degraded(c, r, R2CC_RAIL_DEGRADED_LOCAL, true);
+		ret = xfer_send(c, W_NIC, &w, sizeof(w), NULL, 0);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
 /* Advance the handshake.  Returns 0, or -errno (the connection failed). */
 int conn_handshake(struct r2cc_conn *c)
 {
@@ -360,7 +386,7 @@ int conn_handshake(struct r2cc_conn *c)
 	c->state = CONN_READY;
 	r2cc_log(c->ctx, R2CC_LOG_INFO, "connected: %d rails, %d up, chunk %u",
 		 c->nrails, rails_up(c), c->chunk_size);
-	return 0;
+	return tell_degraded(c);
 }
 
 /* Everything a connection does between calls of the application. */
@@ -392,6 +418,7 @@ void ctx_progress(struct r2cc_ctx *ctx)
 	}
 	for (c = ctx->conns; c; c = c->next)
 		conn_progress(c);
+	r2cc_publish(ctx);
 }
 
 R2CC_EXPORT int r2cc_progress(struct r2cc_ctx *ctx)
@@ -442,6 +469,7 @@ void conn_close_locked(struct r2cc_conn *c)
 	int i;
 
 	r2cc_obj_del(c);
+	r2cc_publish_conn_closed(c->ctx, c);
 	for (pp = &c->ctx->conns; *pp; pp = &(*pp)->next)
 		if (*pp == c) {
 			*pp = c->next;
@@ -498,6 +526,8 @@ R2CC_EXPORT int r2cc_conn_stats(struct r2cc_conn *c, struct r2cc_conn_stats *st,
 		rs.nic = r->nic;
 		rs.state = r->state == RAIL_FENCING ? R2CC_RAIL_DOWN : r->state;
 		rs.standby = !conn_rail_primary(c, i);
+		rs.degraded = r->degraded;
+		rs.inflight = r->outstanding > 0 ? (uint64_t)r->outstanding : 0;
 		rs.weight = c->ctx->nics[r->nic].info.bandwidth_mbps;
 		r2cc_opts_out_n((char *)rails + (size_t)i * stride, stride, &rs,
 				sizeof(rs));

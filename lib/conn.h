@@ -82,6 +82,18 @@ static inline bool conn_rail_primary(const struct r2cc_conn *c, int i)
 	return !c->primary || (c->primary >> i & 1);
 }
 
+/*
+ * Rail @i's schedule level: chunks go only to the up rails of the lowest
+ * level present.  Healthy primaries, healthy standbys, degraded primaries,
+ * degraded standbys: a rail whose port is failing slowly carries nothing
+ * while a healthy one is up, since a message completes only when its last
+ * chunk does, and the last would be the one on the slow rail.
+ */
+static inline int conn_rail_level(const struct r2cc_conn *c, int i)
+{
+	return (c->rails[i].degraded ? 2 : 0) + !conn_rail_primary(c, i);
+}
+
 /* A connection over the control socket @fd (the simulator makes its own). */
 struct r2cc_conn *conn_new(struct r2cc_ctx *ctx, int fd, bool sender);
 int conn_handshake(struct r2cc_conn *c);

@@ -5,10 +5,12 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+#include "publish.h"
 
 static int r2cc_opts_check(const struct r2cc_ctx_opts *o)
 {
@@ -76,6 +78,7 @@ R2CC_EXPORT int r2cc_ctx_create(const struct r2cc_ctx_opts *opts,
 	ret = r2cc_obj_add(ctx, R2CC_OBJ_CTX);
 	if (ret)
 		goto err_notify;
+	r2cc_publish_open(ctx);
 	*out = ctx;
 	return 0;
 
@@ -111,6 +114,7 @@ static int ctx_destroy(struct r2cc_ctx *ctx)
 		conn_close_locked(ctx->conns);
 	ctx_unlock(ctx);
 	r2cc_reap_wait(ctx);	/* its QPs go before its PDs */
+	r2cc_publish_close(ctx);
 	r2cc_notify_close(ctx);
 	r2cc_fabric_close(ctx);
 	pthread_mutex_destroy(&ctx->lock);
@@ -154,6 +158,13 @@ r2cc_notify_source(const struct r2cc_ctx *ctx)
 						(enum r2cc_notify_source)0;
 }
 
+/* A caller built before @degraded existed is not given health changes. */
+static bool event_wanted(const struct r2cc_nic_event *e, size_t usize)
+{
+	return e->old_state != e->new_state ||
+	       usize > offsetof(struct r2cc_nic_event, degraded);
+}
+
 R2CC_EXPORT int r2cc_next_event(struct r2cc_ctx *ctx,
 				struct r2cc_nic_event *ev, int timeout_ms)
 {
@@ -173,18 +184,23 @@ R2CC_EXPORT int r2cc_next_event(struct r2cc_ctx *ctx,
 
 		/* Never hold the lock while waiting below. */
 		ctx_lock(ctx);
-		if (ctx->evq_len) {
-			r2cc_opts_out(ev, &ctx->evq[ctx->evq_head], sizeof(e));
+		while (ctx->evq_len) {
+			e = ctx->evq[ctx->evq_head];
 			ctx->evq_head = (ctx->evq_head + 1) %
 					(sizeof(ctx->evq) / sizeof(ctx->evq[0]));
 			ctx->evq_len--;
-			ctx_unlock(ctx);
-			return 1;
+			if (event_wanted(&e, r2cc_opts_size(ev))) {
+				ctx_unlock(ctx);
+				r2cc_opts_out(ev, &e, sizeof(e));
+				return 1;
+			}
 		}
 		ret = r2cc_notify_poll(ctx, &e);
 		if (ret == 1)
 			r2cc_xport_nic_event(ctx, &e);
 		ctx_unlock(ctx);
+		if (ret == 1 && !event_wanted(&e, r2cc_opts_size(ev)))
+			continue;
 		if (ret == 1)
 			r2cc_opts_out(ev, &e, sizeof(e));
 		if (ret)

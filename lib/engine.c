@@ -7,6 +7,7 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -192,25 +193,26 @@ static struct msg *next_chunk(struct r2cc_conn *c, uint32_t *chunk,
 }
 
 /*
- * The up rail with room whose share of the bytes is furthest behind; a
- * standby only while no primary is up (a full primary is waited for).
+ * The up rail with room whose share of the bytes is furthest behind, among
+ * the up rails of the lowest level (conn_rail_level): a standby only while
+ * no primary is up, a degraded rail only while no healthy one is (a full
+ * rail of the better level is waited for, not spilled from).
  */
 static struct rail *pick_rail(struct r2cc_conn *c)
 {
 	struct rail *best = NULL;
-	bool primary_up = false;
-	int i;
+	int i, level = INT_MAX;
 
-	for (i = 0; c->primary && i < c->nrails; i++)
-		if (c->rails[i].state == RAIL_UP && conn_rail_primary(c, i))
-			primary_up = true;
+	for (i = 0; i < c->nrails; i++)
+		if (c->rails[i].state == RAIL_UP &&
+		    conn_rail_level(c, i) < level)
+			level = conn_rail_level(c, i);
 	for (i = 0; i < c->nrails; i++) {
 		struct rail *r = &c->rails[i];
 
 		if (r->state != RAIL_UP ||
 		    r->outstanding >= (int)c->ctx->tune.rail_depth ||
-		    !rail_has_credit(r) ||
-		    (primary_up && !conn_rail_primary(c, i)))
+		    !rail_has_credit(r) || conn_rail_level(c, i) != level)
 			continue;
 		if (!best || r->vtime < best->vtime)
 			best = r;
@@ -920,6 +922,8 @@ static void watch_rail(struct r2cc_conn *c, struct rail *r)
 		if (c->sender && r->outstanding &&
 		    now > r->last_progress_ns + stall)
 			fail_rail(c, r, "stalled: no completion in time");
+		else
+			rail_degraded_tick(c, r, now);
 		break;
 	case RAIL_PROBING:
 		if (now > r->probe_ns + (stall * 4 > 500000000 ? stall * 4 :
@@ -1001,7 +1005,11 @@ void xfer_progress(struct r2cc_conn *c)
 	ctrl_flush(&c->ctl);
 }
 
-/* A NIC changed state: every rail on it fails, or may come back. */
+/*
+ * A NIC changed state: every rail on it fails, or may come back; or its
+ * health: every rail on it is drained, or back in the schedule.  The peer
+ * is told either way.
+ */
 void r2cc_xport_nic_event(struct r2cc_ctx *ctx, const struct r2cc_nic_event *ev)
 {
 	struct r2cc_conn *c;
@@ -1013,16 +1021,20 @@ void r2cc_xport_nic_event(struct r2cc_ctx *ctx, const struct r2cc_nic_event *ev)
 		for (i = 0; i < c->nrails && c->state == CONN_READY; i++) {
 			struct rail *r = &c->rails[i];
 			struct wire_nic w = { .rail = (uint32_t)i };
+			bool up = ev->new_state == R2CC_NIC_ACTIVE;
 
 			if (r->nic != ev->nic)
 				continue;
-			w.up = ev->new_state == R2CC_NIC_ACTIVE;
+			w.up = (up ? WIRE_NIC_UP : 0) |
+			       (up && ev->degraded ? WIRE_NIC_DEGRADED : 0);
 			c->event_ns = ev->time_ns;
-			if (!w.up)
+			if (!up)
 				fail_rail(c, r, "port went down");
-			else
+			else if (ev->old_state != ev->new_state)
 				r->next_try_ns = 0;
 			c->event_ns = 0;
+			rail_set_degraded(c, r, R2CC_RAIL_DEGRADED_LOCAL,
+					  up && ev->degraded);
 			/* Lost, the peer would never rebuild the rail. */
 			xfer_send(c, W_NIC, &w, sizeof(w), NULL, 0);
 		}

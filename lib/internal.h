@@ -47,6 +47,7 @@ struct r2cc_tune {
 	uint32_t ib_tc;			/* traffic class (GRH) */
 	int32_t ib_gid_index;		/* -1: the one discovery chose */
 	uint32_t qp_grave_ms;		/* a replaced QP lives on this long */
+	uint32_t degrade_hold_ms;	/* a degraded rail's least drain */
 	bool tcp_fallback;
 	char ctrl_ifname[16];
 };
@@ -58,6 +59,8 @@ struct r2cc_nic {
 	int dev;			/* index into ctx->devs / ctx->pds */
 	int32_t kmod_dev;		/* r2cc.ko device index, -1 */
 	int32_t slot;			/* state page slot, -1 */
+	uint64_t incarnation;		/* the port's, in that slot */
+	uint8_t degraded;		/* r2cc.ko: failing while ACTIVE */
 };
 
 /*
@@ -88,6 +91,10 @@ struct r2cc_ctx {
 	/* NIC changes seen by the transport, kept for r2cc_next_event() */
 	struct r2cc_nic_event evq[64];
 	unsigned int evq_head, evq_len;
+	/* the stats file (publish.c), NULL if none */
+	struct r2cc_job_header *job;
+	uint64_t job_next_ns, job_nclosed;
+	char job_path[256];
 };
 
 void r2cc_log(const struct r2cc_ctx *ctx, enum r2cc_log_level level,
@@ -115,6 +122,8 @@ enum r2cc_obj_kind {
 	R2CC_OBJ_LISTENER,
 	R2CC_OBJ_CONN,
 	R2CC_OBJ_REQ,
+	R2CC_OBJ_COMM,		/* collectives (coll.h) */
+	R2CC_OBJ_COLL,
 };
 int r2cc_obj_add(const void *p, int kind);
 void r2cc_obj_del(const void *p);
@@ -135,6 +144,8 @@ int r2cc_cuda_dmabuf(struct r2cc_ctx *ctx, void *addr, size_t len, int *fd,
 bool r2cc_cuda_peermem(void);
 
 int r2cc_tune_resolve(struct r2cc_ctx *ctx, const struct r2cc_ctx_opts *o);
+int r2cc_tune_u32(struct r2cc_ctx *ctx, uint32_t val, const char *env,
+		  uint32_t def, uint32_t lo, uint32_t hi, uint32_t *out);
 
 static inline void ctx_lock(struct r2cc_ctx *ctx)
 {

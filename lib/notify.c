@@ -2,8 +2,9 @@
 /*
  * One stream of NIC state changes from either source:
  *
- * - r2cc.ko: /dev/r2cc records (filtered to port up/down/change and device
- *   removal) plus its state page, so r2cc_nic_is_active() is one load;
+ * - r2cc.ko: /dev/r2cc records (filtered to port up/down/change, degraded
+ *   and recovered, and device removal) plus its state page, so
+ *   r2cc_nic_is_active() is one load;
  * - without the module: the async event fd of every device in use, which
  *   only reports changes to processes that opened the device, later than
  *   the module (see Documentation/kmod.rst).
@@ -36,6 +37,35 @@ static uint8_t nic_state(unsigned int s)
 	return s >= R2CC_PORT_ACTIVE ? R2CC_NIC_ACTIVE : (uint8_t)s;
 }
 
+/* Slot @k of the state page: entries are entry_size apart (they grow). */
+static const struct r2cc_state_port *state_slot(const struct r2cc_state_header *h,
+						uint32_t k)
+{
+	return (const void *)((const char *)h->ports + (size_t)k * h->entry_size);
+}
+
+/*
+ * A consistent read of slot @k's state, incarnation and flags under the
+ * page's sequence counter (the protocol of <linux/r2cc.h>).
+ */
+static void state_read(const struct r2cc_state_header *h, uint32_t k,
+		       uint8_t *state, uint8_t *flags, uint64_t *incarnation)
+{
+	const struct r2cc_state_port *e = state_slot(h, k);
+	uint32_t s;
+
+	do {
+		s = __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE);
+		if (s & 1)
+			continue;
+		*state = __atomic_load_n(&e->state, __ATOMIC_RELAXED);
+		*flags = __atomic_load_n(&e->flags, __ATOMIC_RELAXED);
+		*incarnation = __atomic_load_n(&e->incarnation,
+					       __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	} while ((s & 1) || __atomic_load_n(&h->seq, __ATOMIC_RELAXED) != s);
+}
+
 /* Map NICs to the module's devices and state page slots. */
 static void kmod_bind(struct r2cc_ctx *ctx)
 {
@@ -62,11 +92,21 @@ static void kmod_bind(struct r2cc_ctx *ctx)
 						 nic_state(info[i].state),
 						 __ATOMIC_RELAXED);
 			}
-		for (k = 0; h && k < h->nslots; k++)
-			if ((h->ports[k].flags & R2CC_SLOT_VALID) &&
-			    h->ports[k].dev_index == (uint32_t)nic->kmod_dev &&
-			    h->ports[k].port == nic->info.port)
+		nic->slot = -1;
+		for (k = 0; h && k < h->nslots; k++) {
+			const struct r2cc_state_port *e = state_slot(h, k);
+			uint8_t state, flags;
+			uint64_t inc;
+
+			state_read(h, k, &state, &flags, &inc);
+			if ((flags & R2CC_SLOT_VALID) &&
+			    e->dev_index == (uint32_t)nic->kmod_dev &&
+			    e->port == nic->info.port) {
 				nic->slot = (int32_t)k;
+				nic->incarnation = inc;
+				nic->degraded = !!(flags & R2CC_SLOT_DEGRADED);
+			}
+		}
 	}
 }
 
@@ -76,6 +116,8 @@ static int kmod_open(struct r2cc_ctx *ctx)
 		.size = sizeof(f),
 		.kinds = 1ULL << R2CC_EV_PORT_DOWN | 1ULL << R2CC_EV_PORT_UP |
 			 1ULL << R2CC_EV_PORT_CHANGE |
+			 1ULL << R2CC_EV_PORT_DEGRADED |
+			 1ULL << R2CC_EV_PORT_RECOVERED |
 			 1ULL << R2CC_EV_DEVICE_REMOVE,
 	};
 	struct r2cc_version ver;
@@ -97,6 +139,12 @@ static int kmod_open(struct r2cc_ctx *ctx)
 	page = mmap(NULL, ver.state_size, PROT_READ, MAP_SHARED,
 		    ctx->kmod_fd, 0);
 	ctx->state = page == MAP_FAILED ? NULL : page;
+	/* A page whose entries lack the incarnation cannot be trusted. */
+	if (ctx->state &&
+	    ctx->state->entry_size < sizeof(struct r2cc_state_port)) {
+		munmap(page, ver.state_size);
+		ctx->state = NULL;
+	}
 	ctx->state_size = ver.state_size;
 	kmod_bind(ctx);
 	ctx->source = R2CC_NOTIFY_KMOD;
@@ -185,12 +233,24 @@ static int kmod_poll_one(struct r2cc_ctx *ctx, struct r2cc_nic_event *ev)
 		i = nic_by_kmod(ctx, rec.dev_index, rec.port);
 		if (rec.kind == R2CC_EV_DEVICE_REMOVE || i < 0)
 			continue;
+		memset(ev, 0, sizeof(*ev));
 		ev->nic = i;
 		ev->old_state = ctx->nics[i].state;
 		ev->new_state = nic_state(rec.new_state);
 		ev->source = R2CC_NOTIFY_KMOD;
 		ev->injected = !!(rec.flags & R2CC_EVF_INJECTED);
 		ev->time_ns = rec.time_ns;
+		/* The module clears degraded when a port leaves ACTIVE. */
+		if (rec.kind == R2CC_EV_PORT_DEGRADED ||
+		    rec.kind == R2CC_EV_PORT_RECOVERED) {
+			ctx->nics[i].degraded =
+				rec.kind == R2CC_EV_PORT_DEGRADED;
+			ev->error_rate = rec.error_rate > UINT32_MAX ?
+					 UINT32_MAX : (uint32_t)rec.error_rate;
+		} else if (ev->new_state != R2CC_NIC_ACTIVE) {
+			ctx->nics[i].degraded = 0;
+		}
+		ev->degraded = ctx->nics[i].degraded;
 		__atomic_store_n(&ctx->nics[i].state, ev->new_state,
 				 __ATOMIC_RELAXED);
 		return 1;
@@ -228,11 +288,11 @@ static int verbs_poll_one(struct r2cc_ctx *ctx, struct r2cc_nic_event *ev)
 				 ctx->nics[i].info.dev_name, port, t, pa.state);
 			if (nic_state(pa.state) == ctx->nics[i].state)
 				continue;
+			memset(ev, 0, sizeof(*ev));
 			ev->nic = i;
 			ev->old_state = ctx->nics[i].state;
 			ev->new_state = nic_state(pa.state);
 			ev->source = R2CC_NOTIFY_VERBS;
-			ev->injected = 0;
 			ev->time_ns = r2cc_now_ns();
 			__atomic_store_n(&ctx->nics[i].state, ev->new_state,
 				 __ATOMIC_RELAXED);
@@ -253,9 +313,9 @@ int r2cc_notify_poll(struct r2cc_ctx *ctx, struct r2cc_nic_event *ev)
 {
 	int ret;
 
-	ev->size = sizeof(*ev);
 	ret = ctx->source == R2CC_NOTIFY_KMOD ? kmod_poll_one(ctx, ev) :
 						verbs_poll_one(ctx, ev);
+	ev->size = sizeof(*ev);
 	return ret;
 }
 
@@ -282,9 +342,16 @@ R2CC_EXPORT int r2cc_nic_is_active(const struct r2cc_ctx *ctx, int i)
 	if (!ctx || i < 0 || i >= ctx->nnics)
 		return -EINVAL;
 	nic = &ctx->nics[i];
-	if (ctx->state && nic->slot >= 0)
-		return __atomic_load_n(&ctx->state->ports[nic->slot].state,
-				       __ATOMIC_RELAXED) == R2CC_PORT_ACTIVE;
+	if (ctx->state && nic->slot >= 0) {
+		uint8_t state, flags;
+		uint64_t inc;
+
+		/* A slot now holding another port means ours is gone. */
+		state_read(ctx->state, (uint32_t)nic->slot, &state, &flags,
+			   &inc);
+		return (flags & R2CC_SLOT_VALID) && inc == nic->incarnation &&
+		       state == R2CC_PORT_ACTIVE;
+	}
 	return __atomic_load_n(&nic->state, __ATOMIC_RELAXED) ==
 	       R2CC_NIC_ACTIVE;
 }

@@ -10,6 +10,7 @@
  *   rollback(conn, rail, chunks, bytes) chunks put back to be sent again
  *   repair(conn, ns)                   first re-sent chunk completed
  *   failback(conn, rail)               the rail is back in the schedule
+ *   degraded(conn, rail, who)          drained (R2CC_RAIL_DEGRADED_*), 0 back
  *   fallback(conn, bytes)              a chunk went over TCP
  */
 #ifndef R2CC_LIB_PROBES_H

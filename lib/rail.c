@@ -422,26 +422,100 @@ static int probe(struct r2cc_conn *c, struct rail *r)
 }
 
 /* Sender: the probe of @r completed (@ok) or failed. */
+/*
+ * @r starts to carry chunks again: it joins the schedule position of the
+ * others of its level (conn_rail_level), not behind them: an idle
+ * standby's or a drained rail's position is frozen, and from there it
+ * would take nearly every chunk until it caught up.
+ */
+static void join_level(struct r2cc_conn *c, struct rail *r)
+{
+	int i, me = (int)(r - c->rails);
+	uint64_t vmin = UINT64_MAX;
+
+	for (i = 0; i < c->nrails; i++)
+		if (i != me && c->rails[i].state == RAIL_UP &&
+		    c->rails[i].vtime < vmin &&
+		    conn_rail_level(c, i) == conn_rail_level(c, me))
+			vmin = c->rails[i].vtime;
+	r->vtime = vmin == UINT64_MAX ? 0 : vmin;
+}
+
+/* Back in the schedule after a drain. */
+static void undrain(struct r2cc_conn *c, struct rail *r, uint64_t now)
+{
+	r->degraded = 0;
+	r->back_ns = now;
+	join_level(c, r);
+	R2CC_PROBE(degraded, c, (int)(r - c->rails), 0);
+	r2cc_log(c->ctx, R2CC_LOG_WARN,
+		 "rail %d (%s): port recovered; back in the schedule",
+		 (int)(r - c->rails), c->ctx->nics[r->nic].info.dev_name);
+}
+
+void rail_set_degraded(struct r2cc_conn *c, struct rail *r, uint8_t who,
+		       bool on)
+{
+	const uint8_t ports = R2CC_RAIL_DEGRADED_LOCAL | R2CC_RAIL_DEGRADED_PEER;
+	uint8_t was = r->degraded;
+	uint64_t now, min;
+
+	r->degraded = on ? (was | who) & ports : was & ~who;
+	/*
+	 * A rail out of service keeps the mark for when it is back (an
+	 * all-clear keeps a HOLD too: was & ~who).
+	 */
+	if (!(was & ports) == !(r->degraded & ports) || r->state != RAIL_UP)
+		return;
+	now = r2cc_now_ns();
+	min = (uint64_t)c->ctx->tune.degrade_hold_ms * 1000000;
+	if (r->degraded) {
+		/*
+		 * A drained link carries nothing, so the module soon finds it
+		 * clean again, whether it is or not: a rail that degrades
+		 * again soon after its return stays drained twice as long.
+		 */
+		if (!(was & R2CC_RAIL_DEGRADED_HOLD))
+			r->deg_hold_ns = r->back_ns &&
+					 now - r->back_ns < DEG_FLAP * min ?
+					 2 * r->deg_hold_ns : min;
+		if (r->deg_hold_ns > DEG_HOLD_MAX * min)
+			r->deg_hold_ns = DEG_HOLD_MAX * min;
+		if (r->deg_hold_ns < min)
+			r->deg_hold_ns = min;
+		r->deg_at_ns = now;
+		if (was & R2CC_RAIL_DEGRADED_HOLD)
+			return;
+		r->st.drains++;
+		R2CC_PROBE(degraded, c, (int)(r - c->rails), r->degraded);
+		r2cc_log(c->ctx, R2CC_LOG_WARN,
+			 "rail %d (%s): %s port degraded; draining it for %.1f s at least",
+			 (int)(r - c->rails), c->ctx->nics[r->nic].info.dev_name,
+			 who == R2CC_RAIL_DEGRADED_LOCAL ? "local" : "peer's",
+			 r->deg_hold_ns / 1e9);
+	} else if (now < r->deg_at_ns + r->deg_hold_ns) {
+		r->degraded = R2CC_RAIL_DEGRADED_HOLD;
+	} else {
+		undrain(c, r, now);
+	}
+}
+
+void rail_degraded_tick(struct r2cc_conn *c, struct rail *r, uint64_t now)
+{
+	if (r->degraded == R2CC_RAIL_DEGRADED_HOLD &&
+	    now >= r->deg_at_ns + r->deg_hold_ns)
+		undrain(c, r, now);
+}
+
 int rail_probe_done(struct r2cc_conn *c, struct rail *r, bool ok)
 {
 	struct r2cc_rail_stats *st = &r->st;
-	uint64_t vmin = UINT64_MAX;
-	int i;
 
 	if (r->state != RAIL_PROBING)
 		return 0;
 	if (!ok)
 		return rail_fail(c, r, "probe failed");
-	/*
-	 * Join the schedule level of the others of its kind (primaries or
-	 * standbys), not behind them: an idle standby's level is frozen.
-	 */
-	for (i = 0; i < c->nrails; i++)
-		if (c->rails[i].state == RAIL_UP && c->rails[i].vtime < vmin &&
-		    conn_rail_primary(c, i) ==
-		    conn_rail_primary(c, (int)(r - c->rails)))
-			vmin = c->rails[i].vtime;
-	r->vtime = vmin == UINT64_MAX ? 0 : vmin;
+	join_level(c, r);
 	r->state = RAIL_UP;
 	r->backoff_ns = BACKOFF_MIN_NS;
 	st->failbacks++;
@@ -591,12 +665,20 @@ int rail_on_msg(struct r2cc_conn *c, uint16_t type, const void *p,
 			return 0;
 		r->told_down = true;
 		return rail_fail(c, r, "peer saw it fail");
-	case W_NIC:
-		r->peer_nic_up = ((const struct wire_nic *)p)->up;
+	case W_NIC: {
+		uint32_t up = ((const struct wire_nic *)p)->up;
+
+		int ret = 0;
+
+		r->peer_nic_up = up & WIRE_NIC_UP;
 		if (!r->peer_nic_up)
-			return rail_fail(c, r, "peer's port went down");
-		r->next_try_ns = 0;
-		return 0;
+			ret = rail_fail(c, r, "peer's port went down");
+		else
+			r->next_try_ns = 0;
+		rail_set_degraded(c, r, R2CC_RAIL_DEGRADED_PEER,
+				  up & WIRE_NIC_DEGRADED);
+		return ret;
+	}
 	case W_FENCED:
 		return on_fenced(c, p, len, why);
 	case W_CREDIT: {

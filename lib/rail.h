@@ -25,6 +25,13 @@ struct r2cc_conn;
 #define RQ_DEPTH	256	/* receives posted per rail (receiver) */
 #define FENCE_DRAIN_NS	(200ull * 1000000)	/* give up waiting for flushes */
 #define GRAVE_MAX	32	/* replaced QPs kept per connection */
+/*
+ * A degraded rail stays drained R2CC_DEGRADE_HOLD_MS (tune) at least,
+ * doubled (up to 16 times that) each time it degrades within 6 times that
+ * of its return.
+ */
+#define DEG_HOLD_MAX	16
+#define DEG_FLAP	6
 
 enum rail_state {
 	RAIL_CONNECTING = R2CC_RAIL_CONNECTING,
@@ -50,6 +57,10 @@ struct rail {
 	bool flushed;			/* receiver: a receive flushed */
 	bool told_down;			/* W_RAIL_DOWN for this epoch sent */
 	bool peer_nic_up;		/* the peer's NIC of this rail */
+	uint8_t degraded;		/* R2CC_RAIL_DEGRADED_*: drained */
+	uint64_t deg_at_ns;		/* when it was drained */
+	uint64_t deg_hold_ns;		/* drained this long at least */
+	uint64_t back_ns;		/* when it last came back from a drain */
 	bool req_sent;			/* sender: W_RAIL_REQ outstanding */
 	uint64_t next_try_ns;		/* sender: next reconnection attempt */
 	uint64_t backoff_ns;
@@ -87,5 +98,15 @@ static inline bool rail_has_credit(const struct rail *r)
 int rail_on_msg(struct r2cc_conn *c, uint16_t type, const void *p,
 		size_t len, const char **why);
 int rails_up(const struct r2cc_conn *c);
+/*
+ * Whose port is degraded (@who: R2CC_RAIL_DEGRADED_LOCAL or _PEER) has
+ * changed: a degraded rail is drained (no new chunks while a healthy one
+ * is up); one that recovers joins the schedule level of its kind, once
+ * it has been drained for its hold (R2CC_RAIL_DEGRADED_HOLD until then).
+ */
+void rail_set_degraded(struct r2cc_conn *c, struct rail *r, uint8_t who,
+		       bool on);
+/* A recovered rail held drained is back once its hold is over. */
+void rail_degraded_tick(struct r2cc_conn *c, struct rail *r, uint64_t now);
 
 #endif

@@ -110,8 +110,14 @@ struct wire_rail {
 
 struct wire_nic {
 	uint32_t rail;
-	uint32_t up;
+	uint32_t up;			/* WIRE_NIC_* */
 };
+/*
+ * The sender's port of this rail is ACTIVE; and failing slowly (r2cc.ko's
+ * PORT_DEGRADED).  Peers before the flag took any non-zero value for up.
+ */
+#define WIRE_NIC_UP		(1u << 0)
+#define WIRE_NIC_DEGRADED	(1u << 1)
 
 /*
  * W_FENCED: what arrived of every receive still open when the receiver

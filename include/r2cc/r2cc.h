@@ -190,7 +190,15 @@ enum r2cc_notify_source {
 /* 0 for NULL or a context that is not live. */
 enum r2cc_notify_source r2cc_notify_source(const struct r2cc_ctx *ctx);
 
-/* A change of one NIC's state, whatever the source. */
+/*
+ * A change of one NIC's state, whatever the source, or of its health: with
+ * r2cc.ko, a port that stays ACTIVE while its error counters climb past
+ * the module's threshold is reported degraded (old_state == new_state,
+ * degraded 1), and again when it recovers (degraded 0).  The transport
+ * stops giving a degraded rail new chunks while a healthy one is up, so
+ * the link drains before it fails.  A caller whose size ends before
+ * @degraded is not given the health changes.
+ */
 struct r2cc_nic_event {
 	size_t size;		/* in: sizeof(struct r2cc_nic_event), kept */
 	int32_t nic;		/* index as in r2cc_nic_info() */
@@ -199,6 +207,9 @@ struct r2cc_nic_event {
 	uint8_t source;		/* enum r2cc_notify_source */
 	uint8_t injected;	/* a drill (r2cc.ko inject), not a real fault */
 	uint64_t time_ns;	/* CLOCK_MONOTONIC when the source saw it */
+	uint8_t degraded;	/* 1: failing while ACTIVE (r2cc.ko only); 0 */
+	uint8_t reserved[3];
+	uint32_t error_rate;	/* health changes: errors/s r2cc.ko measured */
 };
 
 /*
@@ -219,8 +230,10 @@ int r2cc_next_event(struct r2cc_ctx *ctx, struct r2cc_nic_event *ev,
 		    int timeout_ms);
 
 /*
- * Whether NIC @i is ACTIVE now: one load from r2cc.ko's state page when
- * the module is there, else the state as of the last event processed.
+ * Whether NIC @i is ACTIVE now: a few loads from r2cc.ko's state page when
+ * the module is there (the slot's state, checked against the incarnation
+ * of the port it was bound to, so a slot reused by another device never
+ * answers for this NIC), else the state as of the last event processed.
  * Returns 1, 0, or -EINVAL for a bad index.
  */
 int r2cc_nic_is_active(const struct r2cc_ctx *ctx, int i);
@@ -383,14 +396,28 @@ struct r2cc_rail_stats {
 	int32_t nic;		/* local NIC index */
 	uint8_t state;		/* enum r2cc_rail_state */
 	uint8_t standby;	/* 1: a standby (r2cc_conn_opts; sender only) */
-	uint8_t reserved[2];
+	uint8_t degraded;	/* R2CC_RAIL_DEGRADED_*: drained while set */
+	uint8_t reserved;
 	uint64_t bytes;		/* payload bytes completed on this rail */
 	uint64_t chunks;
 	uint64_t failures;	/* times the rail was declared down */
 	uint64_t rollbacks;	/* chunks taken back from it */
 	uint64_t failbacks;	/* times it came back */
 	uint64_t weight;	/* share of the schedule (bandwidth, Mbit/s) */
+	uint64_t drains;	/* times it was drained for a degraded port */
+	uint64_t inflight;	/* sender: writes posted, not completed yet */
 };
+
+/*
+ * r2cc_rail_stats.degraded: whose port r2cc.ko reports degraded; or, with
+ * neither, HOLD: it recovered but stays drained a while (a drained link
+ * carries nothing, so it looks clean whether it is or not: the hold is
+ * R2CC_DEGRADE_HOLD_MS, 10 s, doubled up to 16 times that each time the
+ * rail degrades within 6 times that of its return).
+ */
+#define R2CC_RAIL_DEGRADED_LOCAL	(1u << 0)
+#define R2CC_RAIL_DEGRADED_PEER		(1u << 1)
+#define R2CC_RAIL_DEGRADED_HOLD		(1u << 2)
 
 struct r2cc_conn_stats {
 	size_t size;		/* in: sizeof(struct r2cc_conn_stats), kept */

@@ -10,6 +10,7 @@
  * handle is an error, not a wild pointer.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,8 @@ struct nn_comm {
 	uint64_t look_ns;
 	int nrails;
 	uint8_t rail_state[MAX_RAILS];
+	uint64_t rail_failures[MAX_RAILS];	/* as of the last look */
+	uint64_t rail_failbacks[MAX_RAILS];
 };
 
 static pthread_mutex_t cmu = PTHREAD_MUTEX_INITIALIZER;
@@ -153,15 +156,76 @@ static const char *rail_state_name(int s)
 }
 
 /*
+ * A rail's path since the last look, e.g. "up -> down -> up": the failures
+ * and failbacks counted in between say what a sampled state would miss (a
+ * comm NCCL does not test for a while, a fault shorter than LOOK_NS).
+ */
+static void rail_path(char *buf, size_t len, int was, int now,
+		      uint64_t nfail, uint64_t nback)
+{
+	int last = was, off;
+
+	off = snprintf(buf, len, "%s", rail_state_name(was));
+	if (nfail && last != R2CC_RAIL_DOWN) {
+		off += snprintf(buf + off, len - off, " -> down");
+		last = R2CC_RAIL_DOWN;
+	}
+	if (nback && last != R2CC_RAIL_UP) {
+		off += snprintf(buf + off, len - off, " -> up");
+		last = R2CC_RAIL_UP;
+	}
+	if (now != last)
+		off += snprintf(buf + off, len - off, " -> %s",
+				rail_state_name(now));
+	if (nfail > 1 || nback > 1)
+		snprintf(buf + off, len - off,
+			 " (%llu failures, %llu failbacks since the last look)",
+			 (unsigned long long)nfail, (unsigned long long)nback);
+}
+
+/* One rail's news since the last look, and with @all what it carried. */
+static void tell_rail(struct nn_comm *c, int i, const struct r2cc_rail_stats *rs,
+		      bool all)
+{
+	struct r2cc_nic_info ni = { .size = sizeof(ni) };
+	const char *kind = c->magic == MAGIC_SEND ? "send" : "recv";
+	bool known = i < c->nrails;
+	uint64_t nfail = known ? rs->failures - c->rail_failures[i] : 0;
+	uint64_t nback = known ? rs->failbacks - c->rail_failbacks[i] : 0;
+	bool changed = known && (rs->state != c->rail_state[i] || nfail || nback);
+	char path[160];
+
+	if (!changed && !all)
+		return;
+	if (r2cc_nic_info(c->d->ctx, rs->nic, &ni))
+		ni.dev_name[0] = '\0';
+	if (changed) {
+		rail_path(path, sizeof(path), c->rail_state[i], rs->state,
+			  nfail, nback);
+		NN_INFO("dev %d %s comm %p: rail %d (%s:%u%s) %s",
+			c->dev, kind, (void *)c, i, ni.dev_name, ni.port,
+			rs->standby ? ", standby" : "", path);
+	}
+	if (all)
+		NN_INFO("dev %d %s comm %p closed: rail %d (%s:%u%s) %s bytes %llu failures %llu failbacks %llu",
+			c->dev, kind, (void *)c, i, ni.dev_name, ni.port,
+			rs->standby ? ", standby" : "",
+			rail_state_name(rs->state),
+			(unsigned long long)rs->bytes,
+			(unsigned long long)rs->failures,
+			(unsigned long long)rs->failbacks);
+}
+
+/*
  * Rail news, in NCCL's log: a rail going down or coming back, looked at
  * from test() at most every LOOK_NS, or at once with @all (close), when
- * each rail's bytes are told too.
+ * each rail's bytes are told too.  Every look is recorded, the first one
+ * (at connect) too: it is what the next compares with.
  */
 static void look_rails(struct nn_comm *c, bool all)
 {
 	struct r2cc_rail_stats rs[MAX_RAILS] = { { .size = sizeof(rs[0]) } };
 	struct r2cc_conn_stats cs = { .size = sizeof(cs) };
-	struct r2cc_nic_info ni = { .size = sizeof(ni) };
 	const char *kind = c->magic == MAGIC_SEND ? "send" : "recv";
 	int i, n;
 
@@ -171,28 +235,10 @@ static void look_rails(struct nn_comm *c, bool all)
 	if (n > MAX_RAILS)
 		n = MAX_RAILS;
 	for (i = 0; i < n; i++) {
-		bool changed = i < c->nrails && rs[i].state != c->rail_state[i];
-
-		if (!changed && !all)
-			continue;
-		ni.size = sizeof(ni);
-		if (r2cc_nic_info(c->d->ctx, rs[i].nic, &ni))
-			ni.dev_name[0] = '\0';
-		if (changed)
-			NN_INFO("dev %d %s comm %p: rail %d (%s:%u%s) %s -> %s",
-				c->dev, kind, (void *)c, i, ni.dev_name, ni.port,
-				rs[i].standby ? ", standby" : "",
-				rail_state_name(c->rail_state[i]),
-				rail_state_name(rs[i].state));
-		if (all)
-			NN_INFO("dev %d %s comm %p closed: rail %d (%s:%u%s) %s bytes %llu failures %llu failbacks %llu",
-				c->dev, kind, (void *)c, i, ni.dev_name, ni.port,
-				rs[i].standby ? ", standby" : "",
-				rail_state_name(rs[i].state),
-				(unsigned long long)rs[i].bytes,
-				(unsigned long long)rs[i].failures,
-				(unsigned long long)rs[i].failbacks);
+		tell_rail(c, i, &rs[i], all);
 		c->rail_state[i] = rs[i].state;
+		c->rail_failures[i] = rs[i].failures;
+		c->rail_failbacks[i] = rs[i].failbacks;
 	}
 	c->nrails = n;
 	if (all)

@@ -217,7 +217,7 @@ int main(int argc, char **argv)
 			}
 		}
 		if (ticks && now_s() - t0 >= next_tick) {
-			/* "tick T state bytes ..." per rail, for the tests. */
+			/* "tick T state bytes ... @NOW inflight ..." for the tests. */
 			int nr, j;
 
 			next_tick += 0.5;
@@ -228,6 +228,11 @@ int main(int argc, char **argv)
 			for (j = 0; j < nr; j++)
 				fprintf(stderr, " %u %llu", rs[j].state,
 					(unsigned long long)rs[j].bytes);
+			/* The log's clock, to line ticks up with it. */
+			fprintf(stderr, " @%.3f", now_s());
+			for (j = 0; j < nr; j++)
+				fprintf(stderr, " %llu",
+					(unsigned long long)rs[j].inflight);
 			fprintf(stderr, "\n");
 		}
 		if (now_s() - t0 > timeout) {
@@ -247,13 +252,16 @@ int main(int argc, char **argv)
 			rb += rs[i].rollbacks;
 			fb += rs[i].failbacks;
 			fprintf(stderr, "rail %d: state %u bytes %llu chunks %llu "
-				"failures %llu rollbacks %llu failbacks %llu\n",
+				"failures %llu rollbacks %llu failbacks %llu "
+				"drains %llu degraded %u\n",
 				i, rs[i].state,
 				(unsigned long long)rs[i].bytes,
 				(unsigned long long)rs[i].chunks,
 				(unsigned long long)rs[i].failures,
 				(unsigned long long)rs[i].rollbacks,
-				(unsigned long long)rs[i].failbacks);
+				(unsigned long long)rs[i].failbacks,
+				(unsigned long long)rs[i].drains,
+				rs[i].degraded);
 		}
 		printf("xfer-result: rank=%d msgs=%llu bytes=%llu verified=%zu "
 		       "bad=%zu failovers=%llu repairs=%llu rollbacks=%llu "

@@ -1,13 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Ten up/down cycles leave no process, socket, mount or namespace behind;
-# kill powers a node off; errors when the testbed is down or not built.
+# Up/down cycles (R2CC_UPDOWN_CYCLES, default 2; scripts/check-full runs
+# 10) leave no process, socket, mount or namespace behind; kill powers a
+# node off; errors when the testbed is down or not built.
 # Needs the testbed down when it starts (it brings its own up).
 . "$(dirname "$0")/../lib/tap.sh"
 
 [ "$(id -u)" = 0 ] || skip_all "needs root"
 tb status >/dev/null 2>&1 && skip_all "a testbed is already up"
-CYCLES=${R2CC_UPDOWN_CYCLES:-10}
+CYCLES=${R2CC_UPDOWN_CYCLES:-2}
 plan_later
 
 snapshot() {

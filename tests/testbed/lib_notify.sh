@@ -3,6 +3,7 @@
 # libr2cc reports a real carrier loss and its restore as NIC events, from
 # r2cc.ko when it is loaded and from verbs async events when it is not;
 # r2cc_nic_is_active() follows.
+# ci: every kernel
 . "$(dirname "$0")/../lib/tap.sh"
 tb_require 1
 plan_later

@@ -4,6 +4,7 @@
 # leaves ACTIVE and IBV_EVENT_PORT_ERR reaches an async-event listener in the
 # node; `up` brings the port back with IBV_EVENT_PORT_ACTIVE.  The peer's
 # port on the same rail stays ACTIVE (its own carrier is up).
+# ci: every kernel
 . "$(dirname "$0")/../lib/tap.sh"
 tb_require 2
 plan_later

@@ -12,8 +12,8 @@ echo '#include <sys/sdt.h>' | ${CC:-cc} -E - >/dev/null 2>&1 ||
 	skip_all "no <sys/sdt.h> (systemtap-sdt-dev): probes not built"
 
 notes=$(readelf -n "$so")
-plan 6
-for p in rail_fail fence rollback repair failback fallback; do
+plan 7
+for p in rail_fail fence rollback repair failback degraded fallback; do
 	n=$(awk -v p="$p" '/Provider: r2cc/ {getline; if ($2 == p) c++} END {print c + 0}' <<<"$notes")
 	ok "$([ "$n" -ge 1 ] && echo 1)" "probe r2cc:$p ($n sites)"
 done

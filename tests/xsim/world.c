@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "publish.h"
 #include "xport.h"
 #include "world.h"
 
@@ -63,7 +64,13 @@ struct nic_ev {
 	uint64_t at;
 	int node, nic;
 	bool up, live;
+	int health;			/* -1: a state change; 0/1 degraded */
 };
+
+/* Where the degrade script is (world.h has the phases it reports). */
+enum { DG_SPREAD, DG_DRAIN, DG_AWAY, DG_RECOVER, DG_BACK, DG_DRAIN2,
+	DG_CUT, DG_DONE };
+#define DG_RAIL	1
 
 static struct {
 	const struct xs_config *cfg;
@@ -107,6 +114,11 @@ static struct {
 		uint64_t mark[XS_MAX_RAILS];	/* chunks when it began */
 		uint64_t since;		/* when it began */
 	} sb;
+	/* the degrade script (it shares the standby script's marks) */
+	struct {
+		int step;		/* DG_* */
+		uint64_t rollbacks;	/* the rail's, once drained */
+	} dg;
 } W;
 
 static uint8_t *sbuf, *rbuf;	/* kept across runs */
@@ -319,6 +331,14 @@ static void on_write_posted(int node, int nic)
 	if (node != 0 || !c)
 		return;
 	xs_stats.sb_chunks[nic]++;
+	/* Drained: nothing while a healthy rail of its kind or better is up. */
+	for (i = 0; c->rails[nic].degraded && i < c->nrails; i++)
+		if (c->rails[i].state == RAIL_UP && !c->rails[i].degraded &&
+		    (conn_rail_primary(c, i) || !conn_rail_primary(c, nic))) {
+			fail("a chunk on degraded rail %d while healthy rail %d is up",
+			     nic, i);
+			return;
+		}
 	if (!primary || primary >> nic & 1)
 		return;
 	for (i = 0; i < c->nrails; i++)
@@ -376,6 +396,7 @@ static struct r2cc_ctx *mk_ctx(int node)
 	r2cc_tune_resolve(ctx, &o);
 	ctx->tune.chunk_size = CHUNK;
 	ctx->tune.stall_ms = 100;
+	ctx->tune.degrade_hold_ms = 50;
 	ctx->tune.rail_depth = W.cfg->rail_depth;
 	ctx->tune.tcp_fallback = W.cfg->fallback;
 	r2cc_obj_add(ctx, R2CC_OBJ_CTX);
@@ -629,7 +650,20 @@ static void event_add(uint64_t at, int node, int nic, bool up)
 
 	for (i = 0; i < MAX_EVENTS; i++)
 		if (!W.ev[i].live) {
-			W.ev[i] = (struct nic_ev){ at, node, nic, up, true };
+			W.ev[i] = (struct nic_ev){ at, node, nic, up, true, -1 };
+			return;
+		}
+}
+
+/* r2cc.ko's early warning: @node's port of rail @nic degraded or not. */
+static void health_add(uint64_t at, int node, int nic, bool degraded)
+{
+	int i;
+
+	for (i = 0; i < MAX_EVENTS; i++)
+		if (!W.ev[i].live) {
+			W.ev[i] = (struct nic_ev){ at, node, nic, true, true,
+						   degraded };
 			return;
 		}
 }
@@ -650,18 +684,31 @@ static void events_due(void)
 		{
 			struct nic_ev *e = &W.ev[next];
 			struct r2cc_ctx *ctx = W.ctx[e->node];
+			struct r2cc_nic *nic = &ctx->nics[e->nic];
 			struct r2cc_nic_event ev = {
 				.size = sizeof(ev), .nic = e->nic,
-				.old_state = ctx->nics[e->nic].state,
+				.old_state = nic->state,
 				.new_state = e->up ? R2CC_NIC_ACTIVE :
 						     R2CC_NIC_DOWN,
-				.source = R2CC_NOTIFY_VERBS, .time_ns = e->at,
+				.source = R2CC_NOTIFY_KMOD, .time_ns = e->at,
 			};
 
-			if (ev.old_state == ev.new_state)
+			/* As r2cc.ko: health only while ACTIVE. */
+			if (e->health >= 0 &&
+			    (nic->state != R2CC_NIC_ACTIVE ||
+			     nic->degraded == e->health))
 				continue;
-			ctx->nics[e->nic].state = ev.new_state;
+			if (e->health < 0 && ev.old_state == ev.new_state)
+				continue;
+			if (e->health >= 0)
+				nic->degraded = (uint8_t)e->health;
+			else if (!e->up)
+				nic->degraded = 0;
+			ev.degraded = nic->degraded;
+			nic->state = ev.new_state;
 			trace("event: node %d nic %d %s", e->node, e->nic,
+			      e->health == 1 ? "degraded" :
+			      e->health == 0 ? "recovered" :
 			      e->up ? "up" : "down");
 			r2cc_xport_nic_event(ctx, &ev);
 		}
@@ -701,7 +748,7 @@ static void fault(void)
 	int k = (int)xs_below(&W.rng, (uint32_t)W.cfg->nrails), n, i;
 
 	W.faults_left--;
-	switch (xs_below(&W.rng, 10)) {
+	switch (xs_below(&W.rng, 11)) {
 	case 0: case 1: case 2:
 		cut(k, false);
 		break;
@@ -728,6 +775,12 @@ static void fault(void)
 	case 8:
 		if (W.cfg->enomem && !W.enomem_fired)
 			W.enomem_armed = true;
+		break;
+	case 9:
+		/* r2cc.ko's early warning, or its all-clear */
+		health_add(xs_now + xs_below(&W.rng, 5000000),
+			   (int)xs_below(&W.rng, XS_NODES), k,
+			   xs_chance(&W.rng, 2, 3));
 		break;
 	default:
 		cut(k, false);
@@ -787,12 +840,18 @@ static bool sb_each(uint64_t mask)
 	return true;
 }
 
-static void sb_goto(int step)
+/* A script's step begins: chunks and time count from here. */
+static void script_mark(void)
 {
-	W.sb.step = step;
 	W.sb.noticed = false;
 	W.sb.since = xs_now;
 	memcpy(W.sb.mark, xs_stats.sb_chunks, sizeof(W.sb.mark));
+}
+
+static void sb_goto(int step)
+{
+	W.sb.step = step;
+	script_mark();
 }
 
 static void sb_reach(enum xs_sb_phase p)
@@ -906,7 +965,111 @@ static void standby_script(void)
 /* The script keeps rails cut: the world's heal must wait for it. */
 static bool sb_holds(void)
 {
-	return W.cfg->primary && W.sb.step < SB_BACK;
+	return (W.cfg->primary && W.sb.step < SB_BACK) ||
+	       (W.cfg->dg_chunks && W.dg.step < DG_DONE);
+}
+
+/* ------------------------------------------------------------ degrading */
+
+static void dg_goto(int step)
+{
+	W.dg.step = step;
+	script_mark();
+}
+
+static void dg_reach(enum xs_sb_phase p)
+{
+	xs_stats.sb_reached |= 1u << p;
+	trace("degrade: phase %d reached", p);
+}
+
+/*
+ * The degrade script (world.h), after every step.  on_write_posted checks
+ * on every post that a degraded rail is given nothing while a healthy one
+ * is up; the script walks the rail through its states and checks what
+ * the drain bought: a cut that takes nothing back.
+ */
+static void degrade_script(void)
+{
+	const struct r2cc_conn *c = W.conn[0];
+	const struct rail *r = &c->rails[DG_RAIL];
+	uint64_t all = sb_rails(), me = 1ull << DG_RAIL, others = all & ~me;
+	uint64_t n = (uint64_t)W.cfg->dg_chunks;
+	int node = W.cfg->dg_node;
+
+	if (W.dg.step == DG_DONE || c->state != CONN_READY)
+		return;
+	if (xs_now - W.sb.since > SB_GIVE_UP_NS) {
+		trace("degrade: step %d gave up", W.dg.step);
+		health_add(xs_now, node, DG_RAIL, false);
+		restore(DG_RAIL);
+		dg_goto(DG_DONE);
+		return;
+	}
+	switch (W.dg.step) {
+	case DG_SPREAD:
+		if (!sb_state(all, true) || !sb_each(all) ||
+		    sb_since(all) < 3 * n)
+			return;
+		health_add(xs_now, node, DG_RAIL, true);
+		dg_goto(DG_DRAIN);
+		break;
+	case DG_DRAIN:
+	case DG_DRAIN2:
+		/* The sender knows, and what the rail had in flight is done. */
+		if (!r->degraded || r->outstanding)
+			return;
+		W.dg.rollbacks = r->st.rollbacks;
+		dg_goto(W.dg.step == DG_DRAIN ? DG_AWAY : DG_CUT);
+		break;
+	case DG_AWAY:
+		if (!sb_state(others, true) || sb_since(others) < 2 * n)
+			return;
+		dg_reach(XS_DG_DRAINED);
+		health_add(xs_now, node, DG_RAIL, false);
+		dg_goto(DG_RECOVER);
+		break;
+	case DG_RECOVER:
+		if (!r->degraded && r->state == RAIL_UP)
+			dg_goto(DG_BACK);
+		break;
+	case DG_BACK:
+		if (sb_since(me) < n)
+			return;
+		/* In the schedule beside the others, not instead of them. */
+		if (sb_since(others) < n) {
+			fail("recovered rail %d took %llu chunks, the others %llu",
+			     DG_RAIL, (unsigned long long)sb_since(me),
+			     (unsigned long long)sb_since(others));
+			return;
+		}
+		dg_reach(XS_DG_RECOVERED);
+		health_add(xs_now, node, DG_RAIL, true);
+		dg_goto(DG_DRAIN2);
+		break;
+	case DG_CUT:
+		if (fv_link(DG_RAIL)) {
+			if (!sb_state(others, true) || sb_since(others) < n)
+				return;
+			/* A loud cut: both ends hear of it. */
+			cut(DG_RAIL, true);
+			event_add(xs_now + 1000000, 0, DG_RAIL, false);
+			event_add(xs_now + 2000000, 1, DG_RAIL, false);
+			return;
+		}
+		if (r->state != RAIL_DOWN)
+			return;
+		if (r->st.rollbacks != W.dg.rollbacks) {
+			fail("rail %d, drained, took back %llu chunks when cut",
+			     DG_RAIL, (unsigned long long)(r->st.rollbacks -
+							   W.dg.rollbacks));
+			return;
+		}
+		dg_reach(XS_DG_CUT);
+		restore(DG_RAIL);
+		dg_goto(DG_DONE);
+		break;
+	}
 }
 
 /* What the library reports of its standbys, at the end of a run. */
@@ -1233,6 +1396,8 @@ int xs_run(const struct xs_config *cfg)
 			check_bounds();
 		if (!W.failed && cfg->primary)
 			standby_script();
+		if (!W.failed && cfg->dg_chunks)
+			degrade_script();
 		if (W.conn[0]->state == CONN_READY &&
 		    W.conn[1]->state == CONN_READY && finished())
 			break;
@@ -1381,6 +1546,8 @@ static double real_ns(void)
  * a receive that does not complete (a progress pass over 2 rails), and ns
  * per uncontended lock and unlock of the same mutex, in the same run.
  */
+double xs_bench_published_ns, xs_bench_rewrite_ns;
+
 int xs_bench_test(double *test_ns, double *lock_ns)
 {
 	struct xs_config cfg;
@@ -1411,6 +1578,29 @@ int xs_bench_test(double *test_ns, double *lock_ns)
 		ctx_unlock(W.ctx[1]);
 	}
 	*lock_ns = (real_ns() - t) / n;
+	/*
+	 * The stats file (publish.c): r2cc_test() with it, and one rewrite
+	 * of it, forced due at every call (in the library it is due every
+	 * 100 ms of real time, here the clock is the simulator's).
+	 */
+	if (getenv("R2CC_STATS_DIR") && *getenv("R2CC_STATS_DIR")) {
+		r2cc_publish_open(W.ctx[1]);
+		if (!W.ctx[1]->job) {
+			xs_fuzz_close();
+			return -1;
+		}
+		t = real_ns();
+		for (i = 0; i < n; i++)
+			r2cc_test(q, &done, NULL);
+		xs_bench_published_ns = (real_ns() - t) / n;
+		t = real_ns();
+		for (i = 0; i < n / 10; i++) {
+			W.ctx[1]->job_next_ns = 0;
+			r2cc_publish(W.ctx[1]);
+		}
+		xs_bench_rewrite_ns = (real_ns() - t) / (n / 10);
+		r2cc_publish_close(W.ctx[1]);
+	}
 	xs_fuzz_close();
 	return 0;
 }

@@ -57,7 +57,19 @@ struct xs_config {
 	int sb_chunks;			/* the standby script, see below */
 	bool sb_quiet;			/* it fails them as black holes */
 	bool nic_dup;			/* the NIC completes writes twice */
+	int dg_chunks;			/* the degrade script, see below */
+	int dg_node;			/* whose port degrades: 0 or 1 */
 };
+
+/*
+ * The degrade script (cfg->dg_chunks set, no random faults): once every
+ * rail carried, node cfg->dg_node's port of rail 1 is reported degraded;
+ * the sender must drain it (no new chunk while a healthy rail is up) as
+ * the others carry 2 x dg_chunks; it is reported recovered and must carry
+ * again; degraded once more and, drained, cut: the cut must take back no
+ * chunk.  The phases reached are bits of xs_stats.sb_reached, after the
+ * standby script's.
+ */
 
 /*
  * The standby script (cfg->primary set): the world fails the primary
@@ -70,6 +82,9 @@ enum xs_sb_phase {
 	XS_SB_ONE_LEFT,		/* one primary failed, the others carried */
 	XS_SB_FAILOVER,		/* every primary failed, standbys carried */
 	XS_SB_FAILBACK,		/* primaries back: a window all on them */
+	XS_DG_DRAINED,		/* degraded: drained, the others carried */
+	XS_DG_RECOVERED,	/* recovered: carries again */
+	XS_DG_CUT,		/* degraded again, drained, cut: no rollback */
 	XS_SB_PHASES
 };
 
@@ -83,7 +98,7 @@ struct xs_stats {
 	bool enomem_fired, conn_lost;
 	uint64_t failovers;		/* both ends */
 	int sends_open_in_pause;	/* sends open when the pause ended */
-	unsigned sb_reached;		/* 1 << enum xs_sb_phase */
+	unsigned sb_reached;		/* 1 << enum xs_sb_phase, both scripts */
 	uint64_t sb_chunks[XS_MAX_RAILS];	/* chunks posted per rail */
 	uint64_t nic_dups;		/* writes the NIC completed twice */
 	uint64_t dup_chunks;		/* ... that the receiver dropped */
@@ -104,7 +119,12 @@ void xs_fuzz_inject(int victim, const void *p, size_t len);
 int xs_fuzz_steps(int victim, int n);
 int xs_fuzz_close(void);
 
-/* The cost of r2cc_test() and of its lock, ns per call. */
+/*
+ * The cost of r2cc_test() and of its lock, ns per call; with
+ * R2CC_STATS_DIR set, also r2cc_test() with the stats file and one
+ * rewrite of the file.
+ */
 int xs_bench_test(double *test_ns, double *lock_ns);
+extern double xs_bench_published_ns, xs_bench_rewrite_ns;
 
 #endif

@@ -63,6 +63,9 @@ static const char *const phase_names[XS_SB_PHASES] = {
 	[XS_SB_ONE_LEFT] = "one primary down",
 	[XS_SB_FAILOVER] = "failover to standbys",
 	[XS_SB_FAILBACK] = "failback to primaries",
+	[XS_DG_DRAINED] = "degraded rail drained",
+	[XS_DG_RECOVERED] = "recovered rail carries again",
+	[XS_DG_CUT] = "drained rail cut, nothing re-sent",
 };
 
 /* 32 grouped receives fill every slot; a later group finishes first. */
@@ -215,6 +218,38 @@ static bool dups_dropped(void)
 	return xs_stats.dup_chunks > 0;
 }
 
+/*
+ * Three rails, no random fault: rail 1's port is reported degraded (on the
+ * sender, or on the receiver, which tells the sender), recovered, degraded
+ * again and then cut (the degrade script, world.h).
+ */
+static void shape_degrade(struct xs_config *c, int node)
+{
+	c->nrails = 3;
+	c->fallback = true;
+	c->faults = 0;
+	c->enomem = false;
+	c->fail_rtr_node = -1;
+	c->nmsgs = 1500;
+	c->small_ticks = true;
+	c->primary = 0;
+	c->dg_chunks = 32;
+	c->dg_node = node;
+}
+
+static void shape_degrade_local(struct xs_config *c)
+{
+	shape_degrade(c, 0);
+}
+
+static void shape_degrade_peer(struct xs_config *c)
+{
+	shape_degrade(c, 1);
+}
+
+#define DG_PHASES \
+	(1u << XS_DG_DRAINED | 1u << XS_DG_RECOVERED | 1u << XS_DG_CUT)
+
 static const struct xs_case cases[] = {
 	{ "slot-reuse", shape_slot_reuse, slot_busy, NULL, 0 },
 	{ "no-rail-left", shape_no_rail, enetdown, NULL, 0 },
@@ -229,6 +264,8 @@ static const struct xs_case cases[] = {
 	{ "standby-two", shape_standby_two, NULL, NULL,
 	  1u << XS_SB_PRIMARY | 1u << XS_SB_ONE_LEFT | 1u << XS_SB_FAILOVER |
 	  1u << XS_SB_FAILBACK },
+	{ "degrade-local", shape_degrade_local, NULL, NULL, DG_PHASES },
+	{ "degrade-peer", shape_degrade_peer, NULL, NULL, DG_PHASES },
 };
 
 #define NCASES	(int)(sizeof(cases) / sizeof(cases[0]))
@@ -341,6 +378,10 @@ int main(int argc, char **argv)
 				return 1;
 			printf("r2cc_test: %.1f ns per call, of which lock+unlock %.1f ns (%.0f%%)\n",
 			       t, l, 100 * l / t);
+			if (xs_bench_rewrite_ns)
+				printf("with the stats file: %.1f ns per call; a rewrite of it %.1f ns\n",
+				       xs_bench_published_ns,
+				       xs_bench_rewrite_ns);
 			return 0;
 		}
 		case 'c':

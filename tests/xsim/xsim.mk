@@ -2,7 +2,8 @@
 # The protocol simulator: the transport's own sources over a fake verbs
 # layer (tests/xsim), built into $(BUILD)/xsim.  Included by the Makefile.
 
-XSIM_LIB  := conn engine msg rail reap xfer ctrl mr handles log tune nics cuda
+XSIM_LIB  := conn engine msg rail reap xfer ctrl mr handles log tune nics cuda \
+	     publish
 XSIM_SRCS := $(wildcard tests/xsim/*.c)
 XSIM_OBJS := $(patsubst %,$(BUILD)/xsim/lib/%.o,$(XSIM_LIB)) \
 	     $(patsubst tests/xsim/%.c,$(BUILD)/xsim/%.o,$(XSIM_SRCS))
@@ -17,7 +18,7 @@ $(BUILD)/xsim/lib/%.o: lib/%.c $(wildcard lib/*.h include/r2cc/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(XSIM_CFLAGS) -fvisibility=hidden -c -o $@ $<
 
-$(BUILD)/xsim/%.o: tests/xsim/%.c $(wildcard tests/xsim/*.h lib/*.h)
+$(BUILD)/xsim/%.o: tests/xsim/%.c $(wildcard tests/xsim/*.h lib/*.h include/r2cc/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(XSIM_CFLAGS) -Ilib -c -o $@ $<
 
@@ -37,7 +38,7 @@ $(BUILD)/asan/xsim/lib/%.o: lib/%.c $(wildcard lib/*.h include/r2cc/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -fvisibility=hidden -c -o $@ $<
 
-$(BUILD)/asan/xsim/%.o: tests/xsim/%.c $(wildcard tests/xsim/*.h lib/*.h)
+$(BUILD)/asan/xsim/%.o: tests/xsim/%.c $(wildcard tests/xsim/*.h lib/*.h include/r2cc/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Ilib -c -o $@ $<
 
@@ -63,7 +64,7 @@ $(BUILD)/tsan/lib/%.o: lib/%.c $(wildcard lib/*.h include/r2cc/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(TSAN_FLAGS) -fvisibility=hidden -c -o $@ $<
 
-$(BUILD)/tsan/%.o: tests/xsim/%.c $(wildcard tests/xsim/*.h lib/*.h)
+$(BUILD)/tsan/%.o: tests/xsim/%.c $(wildcard tests/xsim/*.h lib/*.h include/r2cc/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(TSAN_FLAGS) -Ilib -c -o $@ $<
 
