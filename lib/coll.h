@@ -80,6 +80,13 @@ int coll_nchunks(enum coll_kind kind, int n);
 /* Elements [*@off, *@off + *@len) of chunk @c of @nchunks over @count. */
 void coll_chunk(size_t count, int nchunks, int c, size_t *off, size_t *len);
 
+/*
+ * Whose view value (coll_view.c) the message of @step carries: the one
+ * @rank sends (@send) or receives.  Ring kinds pass every rank's value
+ * around the ring, one value per step; chains carry none (-1).
+ */
+int coll_view_rank(enum coll_kind kind, int rank, int n, int step, bool send);
+
 /* ------------------------------------------------------- the engine */
 
 /* What each slice message starts with; checked against the receiver's call. */
@@ -94,6 +101,8 @@ struct coll_hdr {
 	uint64_t count;
 	uint32_t chunk;
 	uint32_t slice;
+	uint32_t vrank;		/* whose view value this is; ~0: none */
+	uint32_t vmbps;		/* that rank's usable bandwidth, Mbit/s */
 };
 
 #define COLL_MAGIC	0x4c433252u	/* "R2CL" */
@@ -128,6 +137,13 @@ struct r2cc_comm {
 	uint32_t seq;
 	uint64_t done;			/* collectives completed */
 	int err;			/* sticks */
+	/* the agreed view (coll_view.c) */
+	int nnics;
+	uint64_t *nic_mbps;		/* each NIC's bandwidth, at init */
+	uint32_t *view;			/* every rank's usable bandwidth */
+	uint32_t view_seq;		/* the collective that brought it */
+	bool view_valid;
+	uint64_t view_changes;
 };
 
 struct coll_op {
@@ -158,11 +174,20 @@ struct r2cc_coll {
 	/* the batch in progress: slices [b0, b0 + bn) of every step */
 	size_t b0, bn;
 	size_t recv_post, recv_done, send_post, send_done;
+	uint32_t *gather;		/* view values seen so far, by rank */
+	uint8_t *have;
 	bool finished;
 	int err;
 };
 
 void coll_run(struct r2cc_comm *comm);
+/*
+ * The view (coll_view.c): the NICs' bandwidths (at init), this rank's
+ * value now, and the adoption of what a finished collective gathered.
+ */
+int coll_view_init(struct r2cc_comm *c);
+uint32_t coll_view_local(struct r2cc_comm *c);
+void coll_view_adopt(struct r2cc_coll *q);
 void coll_free(struct r2cc_coll *q);
 void coll_goodbye(struct r2cc_comm *c, double timeout_s);
 

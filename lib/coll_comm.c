@@ -149,6 +149,8 @@ R2CC_EXPORT int r2cc_comm_init(struct r2cc_ctx *ctx, struct r2cc_boot *boot,
 				1, R2CC_COLL_DEPTH_MAX, &c->depth);
 	if (!ret && (c->rank < 0 || c->n < 1))
 		ret = -EINVAL;
+	if (!ret)
+		ret = coll_view_init(c);
 	if (!ret && c->n > 1)
 		ret = comm_stage(c);
 	if (!ret && c->n > 1)
@@ -216,6 +218,8 @@ static void comm_free(struct r2cc_comm *c)
 		r2cc_mr_dereg(c->mr);
 	free(c->local);
 	free(c->stage);
+	free(c->nic_mbps);
+	free(c->view);
 	free(c);
 }
 

@@ -106,3 +106,17 @@ int coll_plan(enum coll_kind kind, int rank, int n, int root,
 	}
 	return 0;
 }
+
+/*
+ * A ring kind's step s: rank r sends the value of rank r - s (its own at
+ * step 0, then what it received the step before) and receives that of
+ * rank r - 1 - s.  After n - 1 steps every rank holds every value; in an
+ * allreduce's second half the values go round again, each rank's own
+ * coming back to it at step n - 1, to be checked.
+ */
+int coll_view_rank(enum coll_kind kind, int rank, int n, int step, bool send)
+{
+	if (kind == COLL_BROADCAST || kind == COLL_REDUCE || n < 2)
+		return -1;
+	return mod(rank - step - !send, n);
+}

@@ -75,9 +75,11 @@ static char *dst(const struct r2cc_coll *q, size_t off)
 	return q->dst + (off - me) * q->esize;
 }
 
-static void hdr_fill(const struct r2cc_coll *q, struct coll_hdr *h, int chunk,
-		     size_t j)
+static void hdr_fill(const struct r2cc_coll *q, struct coll_hdr *h, int step,
+		     int chunk, size_t j)
 {
+	int vr = coll_view_rank(q->kind, q->comm->rank, q->comm->n, step, true);
+
 	h->magic = htole32(COLL_MAGIC);
 	h->seq = htole32(q->seq);
 	h->kind = (uint8_t)q->kind;
@@ -88,10 +90,35 @@ static void hdr_fill(const struct r2cc_coll *q, struct coll_hdr *h, int chunk,
 	h->count = htole64(q->count);
 	h->chunk = htole32((uint32_t)chunk);
 	h->slice = htole32((uint32_t)j);
+	/* a forward's value arrived with the slice it forwards */
+	h->vrank = htole32(vr < 0 ? UINT32_MAX : (uint32_t)vr);
+	h->vmbps = htole32(vr < 0 ? 0 : q->gather[vr]);
+}
+
+/*
+ * The view value a received slice carries: the one expected, and the same
+ * in every slice that carries it.
+ */
+static const char *view_check(struct r2cc_coll *q, const struct coll_hdr *h,
+			      int step)
+{
+	int vr = coll_view_rank(q->kind, q->comm->rank, q->comm->n, step,
+				false);
+	uint32_t v = le32toh(h->vmbps);
+
+	if (le32toh(h->vrank) != (vr < 0 ? UINT32_MAX : (uint32_t)vr))
+		return "out of step";
+	if (vr < 0)
+		return NULL;
+	if (q->have[vr] && q->gather[vr] != v)
+		return "another view";
+	q->gather[vr] = v;
+	q->have[vr] = 1;
+	return NULL;
 }
 
 /* A received header against this rank's own call. */
-static int hdr_check(const struct r2cc_coll *q, const struct coll_hdr *h,
+static int hdr_check(struct r2cc_coll *q, const struct coll_hdr *h, int step,
 		     int chunk, size_t j, size_t got, size_t want)
 {
 	struct r2cc_comm *c = q->comm;
@@ -115,6 +142,8 @@ static int hdr_check(const struct r2cc_coll *q, const struct coll_hdr *h,
 	else if (le32toh(h->chunk) != (uint32_t)chunk ||
 		 le32toh(h->slice) != (uint32_t)j || got != want)
 		why = "out of step";
+	else
+		why = view_check(q, h, step);
 	if (!why)
 		return 0;
 	r2cc_log(c->ctx, R2CC_LOG_ERROR,
@@ -210,8 +239,8 @@ static int reap_recvs(struct r2cc_coll *q, bool *moved)
 		if (!done)
 			break;
 		s->req = NULL;
-		ret = hdr_check(q, (const struct coll_hdr *)s->buf, chunk, j,
-				got, slot_bytes(q, chunk, j));
+		ret = hdr_check(q, (const struct coll_hdr *)s->buf, o->step,
+				chunk, j, got, slot_bytes(q, chunk, j));
 		if (ret)
 			return ret;
 		recv_apply(q, o, s, j);
@@ -245,7 +274,8 @@ static int post_sends(struct r2cc_coll *q, bool *moved)
 			if (s->state != SLOT_HELD)
 				break;
 		}
-		hdr_fill(q, (struct coll_hdr *)s->buf, st->send_chunk, j);
+		hdr_fill(q, (struct coll_hdr *)s->buf, o->step, st->send_chunk,
+			 j);
 		ret = r2cc_isend(c->next, c->mr, s->buf,
 				 sizeof(struct coll_hdr) + len * q->esize, 0,
 				 &s->req);
@@ -338,6 +368,8 @@ void coll_run(struct r2cc_comm *c)
 				 q->seq, strerror(-ret));
 		}
 		q->err = ret < 0 ? ret : 0;
+		if (!q->err)
+			coll_view_adopt(q);
 		q->finished = true;
 		c->done += !q->err;
 		c->head = q->next;
@@ -390,6 +422,8 @@ void coll_free(struct r2cc_coll *q)
 	free(q->steps);
 	free(q->recv_ops);
 	free(q->send_ops);
+	free(q->gather);
+	free(q->have);
 	free(q);
 }
 
@@ -410,8 +444,14 @@ static int coll_prepare(struct r2cc_coll *q)
 	q->steps = calloc(2 * (size_t)c->n, sizeof(*q->steps));
 	q->recv_ops = calloc(2 * (size_t)c->n, sizeof(*q->recv_ops));
 	q->send_ops = calloc(2 * (size_t)c->n, sizeof(*q->send_ops));
-	if (!q->steps || !q->recv_ops || !q->send_ops)
+	q->gather = calloc((size_t)c->n, sizeof(*q->gather));
+	q->have = calloc((size_t)c->n, sizeof(*q->have));
+	if (!q->steps || !q->recv_ops || !q->send_ops || !q->gather ||
+	    !q->have)
 		return -ENOMEM;
+	/* this rank's value as of the call: what it tells the others */
+	q->gather[c->rank] = coll_view_local(c);
+	q->have[c->rank] = 1;
 	q->nsteps = coll_plan(q->kind, c->rank, c->n, q->root, q->steps);
 	q->nchunks = coll_nchunks(q->kind, c->n);
 	for (i = 0; i < q->nsteps; i++) {

@@ -108,6 +108,30 @@ struct r2cc_comm_stats {
 int r2cc_comm_stats(struct r2cc_comm *comm, struct r2cc_comm_stats *stats);
 
 /*
+ * The view every rank of the communicator agrees on: each rank's usable
+ * bandwidth (its NICs whose port is ACTIVE and not degraded, in Mbit/s),
+ * as it was when that rank issued the ring collective (allreduce,
+ * reduce-scatter, allgather, barrier) that brought the view.  Every rank
+ * adopts a view when that collective finishes there, so every collective
+ * issued after it sees the same numbers on every rank.
+ */
+struct r2cc_comm_view {
+	size_t size;		/* in: sizeof(struct r2cc_comm_view), kept */
+	uint8_t valid;		/* 0: no ring collective has finished yet */
+	uint8_t reserved[3];
+	uint32_t seq;		/* the collective (from 0) it came with */
+	uint64_t changes;	/* times it changed after the first */
+};
+
+/*
+ * The view into @view, and min(@n, ranks) ranks' bandwidths into @mbps
+ * (may be NULL when @n is 0).  Returns the number of ranks, -EINVAL
+ * (NULL, a bad size, @n < 0) or -EBADF.
+ */
+int r2cc_comm_view(struct r2cc_comm *comm, struct r2cc_comm_view *view,
+		   uint32_t *mbps, int n);
+
+/*
  * Free the communicator.  Collective: unless the communicator has failed,
  * it first waits (up to 30 s) until every rank has called it, so that no
  * rank closes the ring while a neighbour still finishes a collective on

@@ -339,6 +339,46 @@ static void same_bits(void)
 	free(x);
 }
 
+/*
+ * The agreed view after a healthy run: every rank's value is the sum of
+ * its NICs' bandwidths, it never changed, and every rank holds the same.
+ */
+static void view(struct r2cc_ctx *ctx)
+{
+	struct r2cc_comm_view v = { .size = sizeof(v) }, small = { .size = 4 };
+	uint32_t mbps[64] = { 0 };
+	uint64_t mine = 0, h = 1469598103934665603ull, *all;
+	int ret, i, same = 1;
+
+	check(r2cc_comm_view(NULL, &v, mbps, 64) == -EINVAL &&
+	      r2cc_comm_view(comm, NULL, mbps, 64) == -EINVAL &&
+	      r2cc_comm_view(comm, &v, mbps, -1) == -EINVAL &&
+	      r2cc_comm_view(comm, &v, NULL, 1) == -EINVAL &&
+	      r2cc_comm_view(comm, &small, mbps, 64) == -EINVAL &&
+	      r2cc_comm_view(comm, &v, NULL, 0) == nranks,
+	      "comm_view: NULL comm, NULL view, n < 0, NULL array, a short struct: -EINVAL; no array: the rank count");
+	for (i = 0; i < r2cc_nic_count(ctx); i++) {
+		struct r2cc_nic_info ni = { .size = sizeof(ni) };
+
+		if (!r2cc_nic_info(ctx, i, &ni))
+			mine += ni.bandwidth_mbps;
+	}
+	ret = r2cc_comm_view(comm, &v, mbps, 64);
+	check(ret == nranks && v.valid == (nranks > 1) && !v.changes &&
+	      (nranks < 2 || mbps[rank] == mine),
+	      "comm_view: %d ranks, valid %u, from collective #%u, %llu changes, this rank %u Mbit/s (its NICs: %llu)",
+	      ret, v.valid, v.seq, (unsigned long long)v.changes, mbps[rank],
+	      (unsigned long long)mine);
+	for (i = 0; i < nranks && i < 64; i++)
+		h = (h ^ mbps[i] ^ (uint64_t)v.seq << 32) * 1099511628211ull;
+	all = calloc(nranks, sizeof(*all));
+	ret = r2cc_boot_allgather(boot, &h, sizeof(h), all);
+	for (i = 0; i < nranks; i++)
+		same &= all[i] == h;
+	check(!ret && same, "comm_view: every rank holds the same view, from the same collective");
+	free(all);
+}
+
 /* Several collectives in flight, tested in reverse order. */
 static void concurrent(void)
 {
@@ -429,8 +469,26 @@ static void mismatch(void)
 	check(ret == first, "after that the communicator refuses work with the same error (%d)", ret);
 }
 
+/* A "view:" line when the agreed view differs from the last one printed. */
+static void print_view(uint64_t *seen)
+{
+	struct r2cc_comm_view v = { .size = sizeof(v) };
+	uint32_t mbps[64];
+	int n = r2cc_comm_view(comm, &v, mbps, 64), i;
+
+	if (n < 0 || !v.valid || *seen == v.changes + 1)
+		return;
+	*seen = v.changes + 1;
+	printf("view: seq=%u changes=%llu mbps=", v.seq,
+	       (unsigned long long)v.changes);
+	for (i = 0; i < n && i < 64; i++)
+		printf("%s%u", i ? "," : "", mbps[i]);
+	printf("\n");
+}
+
 static int loop(long iters, size_t bytes)
 {
+	uint64_t seen = 0;
 	size_t n = bytes / 4, i, bad = 0;
 	float *x = malloc(n * sizeof(*x));
 	struct r2cc_comm_stats st = { .size = sizeof(st) };
@@ -447,6 +505,8 @@ static int loop(long iters, size_t bytes)
 			ret = wait_coll(q);
 		for (i = 0; i < n && !ret; i++)
 			bad += x[i] != (float)(nranks * (nranks + 1) / 2 * ((i + it) % 97));
+		if (!ret)
+			print_view(&seen);
 		if (!it)
 			printf("streaming\n");
 		if (now_s() - last >= 1) {
@@ -509,6 +569,7 @@ int main(int argc, char **argv)
 	large();
 	same_bits();
 	concurrent();
+	view(ctx);
 	ret = r2cc_comm_stats(comm, &st);
 	check(!ret && st.colls > 500 && st.bytes_sent > ((size_t)1 << 20) / nranks,
 	      "stats: %llu collectives, %llu bytes sent, %llu received",

@@ -2,14 +2,23 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Back-to-back allreduces on two nodes while node0's first rail is cut and
 # restored, then black-holed: every result exact, no rank errs, and the
-# communicator's counters show the failovers the transport absorbed.
+# communicator's counters show the failovers the transport absorbed.  Both
+# ranks adopt the same views of the cluster at the same collectives: the
+# cut shows node0's bandwidth falling by a NIC and coming back; the black
+# hole (ports up) leaves it as it was.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/coll.sh"
 tb_require 2
 plan_later
 
+# rank_views RANK: its "view:" lines (printed when the view changed).
+rank_views() { grep '^view:' "$CO_DIR/$1.log"; }
+
+# node0_mbps: rank 0's bandwidth in each view rank 0 printed, one a line.
+node0_mbps() { rank_views 0 | sed 's/.*mbps=\([0-9]*\).*/\1/'; }
+
 fault() {
-	local what=$1 f0
+	local what=$1 f0 v
 	shift
 	coll_start 2 "" -l "${COLL_ITERS:-120}" -s 262144
 	run_ok "$what: both ranks reducing" coll_streaming
@@ -25,6 +34,18 @@ fault() {
 	f0=$(coll_field 0 failovers)
 	ok "$([ "${f0:-0}" -ge 1 ] && echo 1)" \
 		"$what: rank 0's connections failed over ($f0 failovers, $(coll_field 0 resent) bytes re-sent)"
+	v=$(node0_mbps | tr '\n' ' ')
+	ok "$([ -n "$(rank_views 0)" ] && [ "$(rank_views 0)" = "$(rank_views 1)" ] && echo 1)" \
+		"$what: both ranks adopted the same views at the same collectives ($(rank_views 0 | wc -l) views; node0's Mbit/s: $v)"
+	case $what in
+	"carrier cut")
+		ok "$(node0_mbps | awk 'NR == 1 {f = $1} {l = $1; if ($1 < f) low = 1} END {exit !(low && l == f)}' && echo 1)" \
+			"$what: node0's bandwidth fell while its port was down and came back" ;;
+	*)
+		is "$(rank_views 0 | wc -l)" 1 \
+			"$what: ports stayed up, so the view did not change (a path fault is not a port's)" ;;
+	esac
+	[ "$_tap_failed" = 0 ] || diag "views: $(rank_views 0)"
 	coll_cleanup
 }
 

@@ -389,12 +389,72 @@ static void test_chunks(void)
 	tap_ok(off == 3 && len == 0, "more chunks than elements: the last ones are empty");
 }
 
+/*
+ * The view values (coll_view.c) over every ring kind's programs: each send
+ * carries a value its rank already holds, the receiver expects the value
+ * the sender sent, a value coming back is the one that left, and at the
+ * end every rank holds every rank's value.  Chains carry none.
+ */
+static void test_view(void)
+{
+	static const enum coll_kind ring[] = { COLL_ALLREDUCE,
+		COLL_REDUCE_SCATTER, COLL_ALLGATHER, COLL_BARRIER };
+	struct coll_step steps[MAXR][2 * MAXR];
+	int k, n, r, s, i, nsteps[MAXR], bad = 0, chains = 0;
+	int have[MAXR][MAXR], val[MAXR][MAXR];
+	char why[160] = "";
+
+	for (k = 0; k < 4; k++)
+		for (n = 2; n <= MAXR; n++) {
+			memset(have, 0, sizeof(have));
+			for (r = 0; r < n; r++) {
+				nsteps[r] = coll_plan(ring[k], r, n, 0, steps[r]);
+				have[r][r] = 1;
+				val[r][r] = 1000 + r;
+			}
+			for (s = 0; s < nsteps[0]; s++)
+				for (r = 0; r < n; r++) {
+					int to = (r + 1) % n;
+					int sv = coll_view_rank(ring[k], r, n, s, true);
+					int rv = coll_view_rank(ring[k], to, n, s, false);
+
+					if (nsteps[r] != nsteps[0] || steps[r][s].send_chunk < 0 ||
+					    steps[to][s].recv_chunk < 0 || sv < 0 || sv != rv ||
+					    !have[r][sv] ||
+					    (have[to][rv] && val[to][rv] != val[r][sv])) {
+						if (!bad++)
+							snprintf(why, sizeof(why), "kind %d n=%d rank %d step %d: sends %d, next expects %d",
+								 ring[k], n, r, s, sv, rv);
+						continue;
+					}
+					have[to][rv] = 1;
+					val[to][rv] = val[r][sv];
+				}
+			for (r = 0; r < n; r++)
+				for (i = 0; i < n; i++)
+					if (!have[r][i] || val[r][i] != 1000 + i) {
+						if (!bad++)
+							snprintf(why, sizeof(why), "kind %d n=%d: rank %d lacks rank %d's value",
+								 ring[k], n, r, i);
+					}
+		}
+	tap_ok(!bad, "view: every ring kind, 2..%d ranks: each step carries a value its sender holds and its receiver expects; all ranks end with all values (%d wrong%s%s)",
+	       MAXR, bad, bad ? "; first: " : "", why);
+	for (n = 1; n <= MAXR; n++)
+		for (r = 0; r < n; r++)
+			chains += coll_view_rank(COLL_BROADCAST, r, n, 0, true) != -1 ||
+				  coll_view_rank(COLL_REDUCE, r, n, 1, false) != -1 ||
+				  coll_view_rank(COLL_ALLREDUCE, 0, 1, 0, true) != -1;
+	tap_ok(!chains, "view: broadcast, reduce and a lone rank carry none");
+}
+
 int main(void)
 {
-	tap_plan(5 + 10 + 6 + 2);
+	tap_plan(5 + 10 + 6 + 2 + 2);
 	test_half();
 	test_reduce();
 	test_plans();
 	test_chunks();
+	test_view();
 	return tap_done();
 }
