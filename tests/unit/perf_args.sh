@@ -60,7 +60,15 @@ cases=(
 	"--at empty command|--at.*empty COMMAND|--at 5:"
 	"--at bad time|--at.*not a number|--at soon:true"
 	"--at negative time|--at.*not a number|--at -1:true"
-	"--bw and --lat|--bw and --lat|--bw --lat"
+	"--bw and --lat|--bw, --lat and --coll exclude each other|--bw --lat"
+	"--coll unknown kind|--coll.*not allreduce|--coll alltoall"
+	"--coll empty|--coll.*not allreduce|--coll="
+	"--coll without value|--coll needs a value|--coll"
+	"--coll and --lat|exclude each other|--coll allreduce --lat"
+	"--coll and --window|--window applies to --bw only|--coll allreduce --window 2"
+	"--coll and --duration|--duration applies to --bw and --lat|--coll allgather --duration 2"
+	"--coll and --timeline|--timeline, --csv and --at apply|--coll reduce --timeline"
+	"--coll and --at|--timeline, --csv and --at apply|--coll broadcast --at 1:true"
 	"--bw takes no value|--bw takes no value|--bw=1"
 	"--chunk too small|--chunk.*out of range|--chunk 1K"
 	"--chunk too big|--chunk.*out of range|--chunk 128M"
@@ -89,9 +97,11 @@ rdv_cases=(
 	"--rank garbage|--rank.*not a whole number|--root 127.0.0.1:9 --rank one"
 	"--world 3|exactly 2 ranks|--root 127.0.0.1:9 --rank 0 --world 3"
 	"--world 1|exactly 2 ranks|--root 127.0.0.1:9 --rank 0 --world 1"
+	"--coll, --world 4097|out of range for --coll|--root 127.0.0.1:9 --rank 0 --world 4097 --coll allreduce"
+	"--coll, --rank >= world|rank 4.*below the world size 4|--root 127.0.0.1:9 --rank 4 --world 4 --coll allreduce"
 )
 
-plan $((${#cases[@]} + ${#rdv_cases[@]} + 9))
+plan $((${#cases[@]} + ${#rdv_cases[@]} + 10))
 
 for c in "${cases[@]}"; do
 	IFS='|' read -r desc pat args <<<"$c"
@@ -128,7 +138,7 @@ rc=$?
 is "$rc" 0 "--help exits 0"
 ok "$(grep -q 'Usage: r2cc-perf' <<<"$out" && echo 1)" "--help prints usage"
 missing=
-for f in bw lat size sweep iters duration window no-verify interval-ms \
+for f in bw lat coll size sweep iters duration window no-verify interval-ms \
 	timeline csv at timeout verbose root rank world chunk stall-ms \
 	rail-depth peer-timeout-ms tcp-fallback nics ctrl-if no-kmod help; do
 	grep -q -- "--$f\b" <<<"$out" || missing="$missing --$f"
@@ -143,4 +153,8 @@ timeout 30 "$PERF" --root 127.0.0.1:9 --rank 1 --timeout 1 --size 4K \
 	--iters 10 --at '1:true' >/dev/null 2>&1
 rc=$?
 ok "$([ $rc = 1 ] && echo 1)" "a valid command line is not a usage error (exit $rc)"
+timeout 30 "$PERF" --root 127.0.0.1:9 --rank 2 --world 3 --timeout 1 \
+	--coll reduce_scatter --sweep 4K:64K --iters 3 >/dev/null 2>&1
+rc=$?
+ok "$([ $rc = 1 ] && echo 1)" "--coll on 3 ranks is not a usage error either (exit $rc)"
 done_testing

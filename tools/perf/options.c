@@ -25,6 +25,11 @@ static const char usage[] =
 "  --bw                 throughput, rank 0 -> rank 1 (default)\n"
 "  --lat                ping-pong latency: median and p99 in us (half the\n"
 "                       round trip), one message in flight\n"
+"  --coll KIND          a collective on every rank of the world (any size):\n"
+"                       allreduce, reduce_scatter, allgather, broadcast or\n"
+"                       reduce (root 0) of int32, SIZE bytes in the largest\n"
+"                       buffer as nccl-tests counts them; median time, algbw\n"
+"                       and busbw; --iters per size (default 10)\n"
 "\n"
 "Messages:\n"
 "  -s, --size BYTES     message size, suffixes K, M, G (x1024); default\n"
@@ -57,8 +62,8 @@ static const char usage[] =
 "      --root HOST:PORT rank 0's address; else $R2CC_ROOT, else\n"
 "                       $MASTER_ADDR:$MASTER_PORT\n"
 "      --rank R         this rank; else $R2CC_RANK, else $RANK\n"
-"      --world N        number of ranks, must be 2; else $R2CC_WORLD_SIZE,\n"
-"                       else $WORLD_SIZE, else 2\n"
+"      --world N        number of ranks, 2 (--coll: 1..4096); else\n"
+"                       $R2CC_WORLD_SIZE, else $WORLD_SIZE, else 2\n"
 "\n"
 "Transport (0 or unset: the library's environment variable or default):\n"
 "      --chunk BYTES    chunk size, 4K..64M (R2CC_CHUNK_SIZE)\n"
@@ -77,6 +82,9 @@ static const char usage[] =
 "and one machine-readable line per size:\n"
 "  r2cc-perf-result: size= msgs= bytes= verified= bad= mbps= failovers=\n"
 "  repairs= repair_ms_max= tcp_bytes= resent= mbps_med= mbps_p99= ...\n"
+"--coll: rank 0 prints one line per size, every rank's results counted:\n"
+"  r2cc-perf-coll: kind= size= count= ranks= iters= us_med= us_min=\n"
+"  algbw_mbps= busbw_mbps= bad= failovers= resent=\n"
 "\n"
 "Exit status: 0 success, 1 a failed operation, a timeout or corrupted\n"
 "data (on either rank), 2 a bad command line or environment.\n";
@@ -292,6 +300,19 @@ static int env_int(const char *const *names, long min, long max, int *v,
 	return -ENOENT;
 }
 
+static enum perf_coll parse_coll(const char *s)
+{
+	enum perf_coll k;
+
+	for (k = PERF_ALLREDUCE; k <= PERF_REDUCE; k++)
+		if (!strcmp(s, perf_coll_name(k)))
+			return k;
+	if (!strcmp(s, "reduce-scatter"))
+		return PERF_REDUCE_SCATTER;
+	usage_err("--coll: %s is not allreduce, reduce_scatter, allgather, "
+		  "broadcast or reduce", shown(s));
+}
+
 static void resolve_rendezvous(struct perf_opts *o, int rank_set,
 			       int world_set)
 {
@@ -304,9 +325,14 @@ static void resolve_rendezvous(struct perf_opts *o, int rank_set,
 
 	if (!world_set && env_int(world_env, 0, 1 << 20, &o->world, &from))
 		o->world = 2, from = "default";
-	if (o->world != 2)
+	if (o->mode != PERF_COLL && o->world != 2)
 		usage_err("world size %d (from %s): r2cc-perf runs between "
-			  "exactly 2 ranks", o->world, from);
+			  "exactly 2 ranks (--coll runs on any number)",
+			  o->world, from);
+	if (o->mode == PERF_COLL &&
+	    (o->world < 1 || o->world > PERF_MAX_COLL_WORLD))
+		usage_err("world size %d (from %s) out of range for --coll "
+			  "(1..%d)", o->world, from, PERF_MAX_COLL_WORLD);
 	from = "--rank";
 	if (!rank_set && env_int(rank_env, 0, 1 << 20, &o->rank, &from))
 		usage_err("no rank: give --rank or set R2CC_RANK (or RANK)");
@@ -346,12 +372,13 @@ enum {
 	OPT_BW = 256, OPT_LAT, OPT_SWEEP, OPT_NO_VERIFY, OPT_INTERVAL,
 	OPT_TIMELINE, OPT_CSV, OPT_AT, OPT_TIMEOUT, OPT_ROOT, OPT_RANK,
 	OPT_WORLD, OPT_CHUNK, OPT_STALL, OPT_DEPTH, OPT_PEER_TIMEOUT,
-	OPT_TCP, OPT_NICS, OPT_CTRL_IF, OPT_NO_KMOD, OPT_VERSION,
+	OPT_TCP, OPT_NICS, OPT_CTRL_IF, OPT_NO_KMOD, OPT_VERSION, OPT_COLL,
 };
 
 static const struct option longopts[] = {
 	{ "bw", no_argument, NULL, OPT_BW },
 	{ "lat", no_argument, NULL, OPT_LAT },
+	{ "coll", required_argument, NULL, OPT_COLL },
 	{ "size", required_argument, NULL, 's' },
 	{ "sweep", required_argument, NULL, OPT_SWEEP },
 	{ "iters", required_argument, NULL, 'n' },
@@ -424,12 +451,18 @@ void perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		switch (c) {
 		case OPT_BW:
 		case OPT_LAT:
-			if (mode_set && o->mode != (c == OPT_LAT ? PERF_LAT :
-						    PERF_BW))
-				usage_err("--bw and --lat exclude each other");
-			o->mode = c == OPT_LAT ? PERF_LAT : PERF_BW;
+		case OPT_COLL: {
+			enum perf_mode m = c == OPT_LAT ? PERF_LAT :
+					   c == OPT_COLL ? PERF_COLL : PERF_BW;
+
+			if (mode_set && o->mode != m)
+				usage_err("--bw, --lat and --coll exclude each other");
+			o->mode = m;
 			mode_set = 1;
+			if (c == OPT_COLL)
+				o->coll = parse_coll(optarg);
 			break;
+		}
 		case 's':
 			o->sizes[0] = get_bytes(f, optarg, 1, PERF_MAX_MSG);
 			o->nsizes = 1;
@@ -562,6 +595,19 @@ void perf_parse_args(int argc, char **argv, struct perf_opts *o)
 	if (window_set && o->mode == PERF_LAT)
 		usage_err("--window applies to --bw only (--lat keeps one "
 			  "message in flight)");
+	if (o->mode == PERF_COLL) {
+		if (window_set)
+			usage_err("--window applies to --bw only (--coll runs "
+				  "one collective at a time)");
+		if (o->duration > 0)
+			usage_err("--duration applies to --bw and --lat (every "
+				  "rank must run as many collectives: --iters)");
+		if (o->timeline || o->csv || o->nat)
+			usage_err("--timeline, --csv and --at apply to --bw and "
+				  "--lat");
+		if (!o->iters)
+			o->iters = 10;
+	}
 	if (!o->nsizes) {
 		o->sizes[0] = o->mode == PERF_LAT ? 8 : 1 << 20;
 		o->nsizes = 1;

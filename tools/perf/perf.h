@@ -24,7 +24,15 @@
 /* Exit codes. */
 #define EXIT_USAGE		2
 
-enum perf_mode { PERF_BW, PERF_LAT };
+enum perf_mode { PERF_BW, PERF_LAT, PERF_COLL };
+
+/* --coll KIND */
+enum perf_coll {
+	PERF_ALLREDUCE = 1, PERF_REDUCE_SCATTER, PERF_ALLGATHER,
+	PERF_BROADCAST, PERF_REDUCE,
+};
+
+#define PERF_MAX_COLL_WORLD	4096
 
 struct perf_at {
 	double t;		/* seconds after the transfer starts */
@@ -36,6 +44,7 @@ struct perf_at {
 
 struct perf_opts {
 	enum perf_mode mode;
+	enum perf_coll coll;	/* PERF_COLL */
 	uint64_t sizes[PERF_MAX_SIZES];
 	int nsizes;
 	uint64_t iters;		/* 0: run for duration */
@@ -180,6 +189,10 @@ struct perf {
 	int phase_failed;		/* the same, in the current phase */
 	int bad_reported;
 };
+
+/* coll.c: --coll, on a communicator of every rank; returns the exit code. */
+int perf_coll_run(struct perf *p);
+const char *perf_coll_name(enum perf_coll k);
 
 extern int rank_g;
 void die_op(const char *fn, int ret, const char *what)

@@ -6,6 +6,8 @@
  * a fault injected during the run (--at) shows as a dip, a state change
  * and a repair, and any data it corrupted or lost shows as an error.
  *
+ * --coll runs a collective on any number of ranks instead (coll.c).
+ *
  * --bw: rank 0 keeps --window isends outstanding, each from its own slot
  * of a registered ring; rank 1 keeps as many single-buffer receives
  * posted, checking each slot before posting it again.  A phase (one
@@ -408,13 +410,18 @@ int main(int argc, char **argv)
 	ret = r2cc_boot_init(&bo, &p->boot);
 	if (ret)
 		die_op("r2cc_boot_init", ret, p->o.root_desc);
-	if (r2cc_boot_size(p->boot) != 2 ||
+	if (r2cc_boot_size(p->boot) != p->o.world ||
 	    r2cc_boot_rank(p->boot) != p->o.rank)
-		die("the bootstrap says rank %d of %d, expected %d of 2",
+		die("the bootstrap says rank %d of %d, expected %d of %d",
 		    r2cc_boot_rank(p->boot), r2cc_boot_size(p->boot),
-		    p->o.rank);
+		    p->o.rank, p->o.world);
 
 	setup_ctx(p);
+	if (p->o.mode == PERF_COLL) {
+		ret = perf_coll_run(p);
+		teardown(p);
+		return ret;
+	}
 	setup_buffers(p);
 	setup_conns(p);
 	p->tl.ctx = p->ctx;
