@@ -189,6 +189,6 @@ int coll_view_init(struct r2cc_comm *c);
 uint32_t coll_view_local(struct r2cc_comm *c);
 void coll_view_adopt(struct r2cc_coll *q);
 void coll_free(struct r2cc_coll *q);
-void coll_goodbye(struct r2cc_comm *c, double timeout_s);
+void coll_goodbye(struct r2cc_comm *c, uint32_t timeout_ms);
 
 #endif /* R2CC_LIB_COLL_H */

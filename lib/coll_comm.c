@@ -14,7 +14,7 @@
 
 #define SLICE_DEFAULT	(256u << 10)
 #define DEPTH_DEFAULT	4u
-#define GOODBYE_S	30.0	/* destroy waits this long for the neighbours */
+#define GOODBYE_MS	30000u	/* destroy waits this long for the neighbours */
 
 /* The transport's option rule (tune.c), and an option's own value in range too. */
 static int comm_tune(struct r2cc_ctx *ctx, uint32_t val, const char *env,
@@ -23,14 +23,6 @@ static int comm_tune(struct r2cc_ctx *ctx, uint32_t val, const char *env,
 	if (val && (val < lo || val > hi))
 		return -EINVAL;
 	return r2cc_tune_u32(ctx, val, env, def, lo, hi, out);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* Connect to the next rank and accept the previous one. */
@@ -42,7 +34,7 @@ static int comm_connect(struct r2cc_comm *c, struct r2cc_boot *boot,
 	struct r2cc_handle mine, *all;
 	struct r2cc_listener *l = NULL;
 	int ret, in_ok = 0, out_ok = 0;
-	double t0;
+	uint64_t t0;
 
 	all = calloc((size_t)c->n, sizeof(*all));
 	if (!all)
@@ -54,7 +46,7 @@ static int comm_connect(struct r2cc_comm *c, struct r2cc_boot *boot,
 	if (!ret)
 		ret = r2cc_connect_opts(c->ctx, &all[(c->rank + 1) % c->n], &co,
 					&c->next);
-	t0 = now_s();
+	t0 = r2cc_now_ns();
 	while (!ret && (!in_ok || !out_ok)) {
 		if (!c->prev) {
 			ret = r2cc_accept(l, &c->prev);
@@ -72,7 +64,7 @@ static int comm_connect(struct r2cc_comm *c, struct r2cc_boot *boot,
 			ret = ret < 0 ? ret : 0;
 		}
 		if (!ret && (!in_ok || !out_ok)) {
-			if (now_s() - t0 > timeout_ms / 1e3)
+			if (r2cc_now_ns() - t0 > timeout_ms * 1000000ull)
 				ret = -ETIMEDOUT;
 			else
 				nanosleep(&nap, NULL);
@@ -229,7 +221,7 @@ R2CC_EXPORT int r2cc_comm_destroy(struct r2cc_comm *c)
 		return -EINVAL;
 	if (!r2cc_obj_ok(c, R2CC_OBJ_COMM))
 		return -EBADF;
-	coll_goodbye(c, GOODBYE_S);
+	coll_goodbye(c, GOODBYE_MS);
 	r2cc_obj_del(c);
 	comm_free(c);
 	return 0;

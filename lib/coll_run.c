@@ -17,7 +17,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "coll.h"
 #include "internal.h"
@@ -381,43 +380,38 @@ void coll_run(struct r2cc_comm *c)
 /*
  * The communicator's last act (r2cc_comm_destroy): a barrier, so that no
  * rank closes its connections while a neighbour still finishes a
- * collective over them.  Bounded by @timeout_s; its error is of no use.
+ * collective over them.  Bounded by @timeout_ms; its error is of no use.
  */
-void coll_goodbye(struct r2cc_comm *c, double timeout_s)
+void coll_goodbye(struct r2cc_comm *c, uint32_t timeout_ms)
 {
-	struct timespec t0, t;
+	uint64_t t0 = r2cc_now_ns();
 	struct r2cc_coll *q;
 	int done = 0;
 
 	if (c->err || c->n < 2 || r2cc_barrier(c, &q))
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (!r2cc_coll_test(q, &done) && !done) {
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((double)(t.tv_sec - t0.tv_sec) +
-		    (t.tv_nsec - t0.tv_nsec) / 1e9 > timeout_s)
+	while (!r2cc_coll_test(q, &done) && !done)
+		if (r2cc_now_ns() - t0 > timeout_ms * 1000000ull)
 			break;
-	}
 }
 
 void coll_free(struct r2cc_coll *q)
 {
 	struct r2cc_comm *c = q->comm;
-	struct r2cc_coll **pp;
+	struct r2cc_coll **pp, *prev = NULL;
 
 	for (pp = &c->all; *pp; pp = &(*pp)->anext)
 		if (*pp == q) {
 			*pp = q->anext;
 			break;
 		}
-	for (pp = &c->head; *pp; pp = &(*pp)->next)
+	for (pp = &c->head; *pp; prev = *pp, pp = &(*pp)->next)
 		if (*pp == q) {
 			*pp = q->next;
+			if (c->tail == q)
+				c->tail = prev;
 			break;
 		}
-	c->tail = NULL;
-	for (pp = &c->head; *pp; pp = &(*pp)->next)
-		c->tail = *pp;
 	r2cc_obj_del(q);
 	free(q->steps);
 	free(q->recv_ops);
