@@ -5,7 +5,8 @@
 # communicator's counters show the failovers the transport absorbed.  Both
 # ranks adopt the same views of the cluster at the same collectives: the
 # cut shows node0's bandwidth falling by a NIC and coming back; the black
-# hole (ports up) leaves it as it was.
+# hole (ports up) leaves it as it was.  A rank killed mid-collective makes
+# the other's fail with -ECONNRESET within seconds, whichever one died.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/coll.sh"
 tb_require 2
@@ -52,6 +53,29 @@ fault() {
 cut() { tb link node0 0 down; sleep 2; tb link node0 0 up; }
 hole() { tb blackhole node0 0 on; sleep 2; tb blackhole node0 0 off; }
 
+# killed VICTIM SURVIVOR: a rank killed in the middle of the allreduces;
+# the survivor's collective fails with -ECONNRESET, in bounded time, and
+# it exits instead of waiting for ever.
+killed() {
+	local t0 rc
+	coll_start 2 "" -l 100000 -s 262144
+	run_ok "kill rank $1: both ranks reducing" coll_streaming
+	sleep 1
+	t0=$SECONDS
+	tb_exec "node$1" pkill -KILL -f tests/libr2cc/coll
+	wait "${CO_PIDS[$2]}"
+	rc=$?
+	wait "${CO_PIDS[$1]}"
+	ok "$([ "$rc" = 1 ] && [ "$(coll_field "$2" error)" = -104 ] &&
+		[ "$(coll_field "$2" bad)" = 0 ] && echo 1)" \
+		"kill rank $1: rank $2's collective failed with -ECONNRESET ($(coll_field "$2" error)) after $(coll_field "$2" iters) right ones, exit $rc"
+	ok "$((SECONDS - t0 <= 15))" "kill rank $1: rank $2 gave up within $((SECONDS - t0)) s"
+	[ "$_tap_failed" = 0 ] || diag "$(tail -n 20 "$CO_DIR/$2.log")"
+	coll_cleanup
+}
+
 fault "carrier cut" cut
 fault "black hole" hole
+killed 1 0
+killed 0 1
 tb_finish
