@@ -38,6 +38,7 @@ enum coll_kind {
 	COLL_BROADCAST,
 	COLL_REDUCE,
 	COLL_BARRIER,
+	COLL_P2P,	/* sends and receives on the mesh (coll_p2p.c) */
 };
 
 enum coll_src {
@@ -144,6 +145,16 @@ struct r2cc_comm {
 	uint32_t view_seq;		/* the collective that brought it */
 	bool view_valid;
 	uint64_t view_changes;
+	/* R2CC_COMM_MESH: a connection to and one from every other rank */
+	struct r2cc_conn **to, **from;
+};
+
+/* The requests of a point-to-point operation (one, or an all-to-all's). */
+struct coll_p2p {
+	struct r2cc_mr *mr[2];		/* the caller's buffers, for the call */
+	size_t want;			/* bytes each receive expects */
+	int nsend, nreq;		/* sends first, then receives */
+	struct r2cc_req *req[];
 };
 
 struct coll_op {
@@ -174,6 +185,7 @@ struct r2cc_coll {
 	/* the batch in progress: slices [b0, b0 + bn) of every step */
 	size_t b0, bn;
 	size_t recv_post, recv_done, send_post, send_done;
+	struct coll_p2p *p2p;		/* COLL_P2P */
 	uint32_t *gather;		/* view values seen so far, by rank */
 	uint8_t *have;
 	bool finished;
@@ -188,6 +200,12 @@ void coll_run(struct r2cc_comm *comm);
 int coll_view_init(struct r2cc_comm *c);
 uint32_t coll_view_local(struct r2cc_comm *c);
 void coll_view_adopt(struct r2cc_coll *q);
+/* The mesh (coll_p2p.c): connect every pair; test and free an operation. */
+int coll_mesh_connect(struct r2cc_comm *c, struct r2cc_boot *boot,
+		      uint64_t primary, uint32_t timeout_ms);
+void coll_mesh_close(struct r2cc_comm *c);
+void coll_p2p_run(struct r2cc_coll *q);
+void coll_p2p_free(struct r2cc_coll *q);
 void coll_free(struct r2cc_coll *q);
 void coll_goodbye(struct r2cc_comm *c, uint32_t timeout_ms);
 

@@ -125,7 +125,7 @@ R2CC_EXPORT int r2cc_comm_init(struct r2cc_ctx *ctx, struct r2cc_boot *boot,
 		if (ret)
 			return ret;
 	}
-	if (o.flags || (o.primary && r2cc_nic_count(ctx) < 64 &&
+	if ((o.flags & ~R2CC_COMM_MESH) || (o.primary && r2cc_nic_count(ctx) < 64 &&
 			o.primary >> r2cc_nic_count(ctx)))
 		return -EINVAL;
 	c = calloc(1, sizeof(*c));
@@ -148,6 +148,9 @@ R2CC_EXPORT int r2cc_comm_init(struct r2cc_ctx *ctx, struct r2cc_boot *boot,
 	if (!ret && c->n > 1)
 		ret = comm_connect(c, boot, o.primary,
 				   o.timeout_ms ? o.timeout_ms : 60000);
+	if (!ret && (o.flags & R2CC_COMM_MESH))
+		ret = coll_mesh_connect(c, boot, o.primary,
+					o.timeout_ms ? o.timeout_ms : 60000);
 	if (!ret)
 		ret = r2cc_obj_add(c, R2CC_OBJ_COMM);
 	if (ret) {
@@ -199,19 +202,25 @@ R2CC_EXPORT int r2cc_comm_stats(struct r2cc_comm *c, struct r2cc_comm_stats *st)
 
 static void comm_free(struct r2cc_comm *c)
 {
-	while (c->all)
-		coll_free(c->all);
-	/* closing cancels what is posted: no DMA into the slots after this */
+	/*
+	 * Closing cancels what is posted: no DMA into the slots, or into a
+	 * point-to-point buffer, after this; then their registrations go.
+	 */
 	if (c->next)
 		r2cc_conn_close(c->next);
 	if (c->prev)
 		r2cc_conn_close(c->prev);
+	coll_mesh_close(c);
+	while (c->all)
+		coll_free(c->all);
 	if (c->mr)
 		r2cc_mr_dereg(c->mr);
 	free(c->local);
 	free(c->stage);
 	free(c->nic_mbps);
 	free(c->view);
+	free(c->to);
+	free(c->from);
 	free(c);
 }
 

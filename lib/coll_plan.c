@@ -103,6 +103,8 @@ int coll_plan(enum coll_kind kind, int rank, int n, int root,
 		return chain(mod(rank - root, n), n, ACT_COPY, st);
 	case COLL_REDUCE:
 		return chain(mod(rank - root - 1, n), n, ACT_REDUCE, st);
+	case COLL_P2P:	/* no ring program: coll_p2p.c */
+		break;
 	}
 	return 0;
 }
@@ -116,7 +118,8 @@ int coll_plan(enum coll_kind kind, int rank, int n, int root,
  */
 int coll_view_rank(enum coll_kind kind, int rank, int n, int step, bool send)
 {
-	if (kind == COLL_BROADCAST || kind == COLL_REDUCE || n < 2)
+	if (kind == COLL_BROADCAST || kind == COLL_REDUCE || kind == COLL_P2P ||
+	    n < 2)
 		return -1;
 	return mod(rank - step - !send, n);
 }

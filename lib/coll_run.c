@@ -413,6 +413,7 @@ void coll_free(struct r2cc_coll *q)
 			break;
 		}
 	r2cc_obj_del(q);
+	coll_p2p_free(q);
 	free(q->steps);
 	free(q->recv_ops);
 	free(q->send_ops);
@@ -499,6 +500,7 @@ static void coll_local(struct r2cc_coll *q)
 			memcpy(q->dst, q->src, bytes);
 		break;
 	case COLL_BARRIER:
+	case COLL_P2P:
 		break;
 	}
 }
@@ -645,7 +647,9 @@ R2CC_EXPORT int r2cc_coll_test(struct r2cc_coll *q, int *done)
 		return -EINVAL;
 	if (!r2cc_obj_ok(q, R2CC_OBJ_COLL))
 		return -EBADF;
-	if (!q->finished)
+	if (!q->finished && q->kind == COLL_P2P)
+		coll_p2p_run(q);
+	else if (!q->finished)
 		coll_run(q->comm);
 	if (!q->finished)
 		return 0;

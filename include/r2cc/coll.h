@@ -76,8 +76,15 @@ struct r2cc_comm_opts {
 	uint32_t depth;
 	/* Connecting to the neighbours; 0: 60000. */
 	uint32_t timeout_ms;
-	uint32_t flags;		/* must be 0 */
+	uint32_t flags;		/* R2CC_COMM_*; others must be 0 */
 };
+
+/*
+ * r2cc_comm_opts.flags: also connect every pair of ranks (n - 1 more
+ * connections each way per rank), for r2cc_send(), r2cc_recv() and
+ * r2cc_alltoall().
+ */
+#define R2CC_COMM_MESH	(1u << 0)
 
 /*
  * Make a communicator of every rank of @boot on @ctx: each rank connects
@@ -173,6 +180,30 @@ int r2cc_reduce(struct r2cc_comm *comm, const void *sendbuf, void *recvbuf,
 		int root, struct r2cc_coll **req);
 /* Completes once every rank has entered it. */
 int r2cc_barrier(struct r2cc_comm *comm, struct r2cc_coll **req);
+
+/*
+ * Point to point, on a communicator made with R2CC_COMM_MESH: @count
+ * elements to or from rank @peer.  Between two ranks, sends complete the
+ * receives in the order each side posted them, and a send and its receive
+ * must give the same count and datatype (else the receive fails with
+ * -EPROTO).  These run beside the collectives, not in their order.  The
+ * buffer is registered for the call and released when it completes.
+ * Returns 0 with *@req (completed by r2cc_coll_test()), -EINVAL (NULL,
+ * @peer out of range or this rank, unknown dtype), -EOPNOTSUPP (no mesh),
+ * -EOVERFLOW, -ENOMEM, or what registering or posting returned.
+ */
+int r2cc_send(struct r2cc_comm *comm, const void *buf, size_t count,
+	      enum r2cc_dtype dtype, int peer, struct r2cc_coll **req);
+int r2cc_recv(struct r2cc_comm *comm, void *buf, size_t count,
+	      enum r2cc_dtype dtype, int peer, struct r2cc_coll **req);
+/*
+ * Every rank sends block j of @sendbuf (@count elements at j x @count) to
+ * rank j, which stores it as block r of its @recvbuf; on a mesh, over the
+ * point-to-point connections, with the errors of r2cc_send().  The two
+ * buffers must not overlap.
+ */
+int r2cc_alltoall(struct r2cc_comm *comm, const void *sendbuf, void *recvbuf,
+		  size_t count, enum r2cc_dtype dtype, struct r2cc_coll **req);
 
 /*
  * Make progress on @req's communicator; set *@done to 1 when @req has
