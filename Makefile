@@ -143,7 +143,7 @@ $(BUILD)/tests/nccl/%: tests/nccl/%.c tests/lib/tap.h $(wildcard lib/nccl/*.h) $
 		-Wl,-rpath,$(BUILD)/lib -ldl -lpthread
 	mv -f $@.tmp $@
 
-$(BUILD)/tests/libr2cc/%: tests/libr2cc/%.c tests/lib/tap.h lib/wire.h $(LIBSO) | $(BUILD)/tests/libr2cc
+$(BUILD)/tests/libr2cc/%: tests/libr2cc/%.c tests/lib/tap.h $(wildcard tests/libr2cc/*.h) lib/wire.h $(LIBSO) | $(BUILD)/tests/libr2cc
 	$(CC) $(ALL_CFLAGS) -Itests/lib -Ilib -o $@.tmp $< -L$(BUILD)/lib -lr2cc \
 		-Wl,-rpath,$(BUILD)/lib
 	mv -f $@.tmp $@

@@ -20,39 +20,12 @@
 
 #include <r2cc/coll.h>
 
-static int rank, nranks, failed;
+#include "coll_check.h"
+
+static int rank, nranks;
 static struct r2cc_comm *comm;
 static struct r2cc_boot *boot;
 static struct r2cc_ctx *ctx;
-
-static void check(int cond, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void check(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok - ", cond ? "" : "not ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	failed += !cond;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void logf_(void *arg, enum r2cc_log_level l, const char *msg)
-{
-	(void)arg;
-	fprintf(stderr, "[%.3f] r2cc %d: %s\n", now_s(), l, msg);
-}
 
 /* Wait for @n requests; the first error, or -ETIMEDOUT after 120 s. */
 static int wait_all(struct r2cc_coll **q, int n)

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the collectives' test programs (coll.c, coll_p2p.c) share: the
+ * "ok - " / "not ok - " lines tests/lib/coll.sh turns into TAP, a clock,
+ * and the library's log on stderr with a time stamp.
+ */
+#ifndef R2CC_TESTS_COLL_CHECK_H
+#define R2CC_TESTS_COLL_CHECK_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+
+#include <r2cc/r2cc.h>
+
+static int failed;
+
+static void check(int cond, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void check(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok - ", cond ? "" : "not ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	failed += !cond;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void logf_(void *arg, enum r2cc_log_level l, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "[%.3f] r2cc %d: %s\n", now_s(), l, msg);
+}
+
+#endif /* R2CC_TESTS_COLL_CHECK_H */
