@@ -3,6 +3,8 @@
 # Point to point and all-to-all on a mesh communicator of two nodes
 # (tests/libr2cc/coll_p2p.c): every message in order and whole, an
 # all-to-all beside an allreduce, a count mismatch caught, bad arguments.
+# make check runs the four-node one (tests/multi/lib_coll_p2p.sh).
+# ci: full only
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/coll.sh"
 tb_require 2
