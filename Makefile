@@ -59,7 +59,7 @@ NCCL_SO   := $(BUILD)/lib/libnccl-net-r2cc.so
 TB_BINS   := $(BUILD)/tools/r2cc-tb-agent $(BUILD)/tools/r2cc-tb-hub
 PERF_SRCS := $(wildcard tools/perf/*.c)
 PERF_BIN  := $(BUILD)/tools/r2cc-perf
-CTL_SRCS  := $(wildcard tools/r2ccctl/*.c)
+CTL_SRCS  := $(wildcard tools/r2ccctl/*.c) lib/proc_start.c
 CTL_BIN   := $(BUILD)/tools/r2ccctl
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
@@ -157,7 +157,7 @@ $(BUILD)/tests/kmod/%: tests/kmod/%.c tests/kmod/r2cc_test.h tests/lib/tap.h inc
 		$(if $(filter genl,$*),$$(pkg-config --cflags --libs libnl-genl-3.0))
 	mv -f $@.tmp $@
 
-$(CTL_BIN): $(CTL_SRCS) tools/r2ccctl/r2ccctl.h include/uapi/linux/r2cc.h \
+$(CTL_BIN): $(CTL_SRCS) tools/r2ccctl/r2ccctl.h lib/proc_start.h include/uapi/linux/r2cc.h \
 	    include/r2cc/job.h include/r2cc/r2cc.h | $(BUILD)/tools
 	$(CC) $(CPPFLAGS_R2CC) $(WARN) -std=gnu11 $(CFLAGS) $(CPPFLAGS) \
 		$(LDFLAGS) -DR2CC_CTL_VERSION='"$(VERSION)"' -o $@.tmp $(CTL_SRCS) \

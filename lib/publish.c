@@ -22,6 +22,7 @@
 #include <r2cc/job.h>
 
 #include "conn.h"
+#include "proc_start.h"
 #include "publish.h"
 
 #define PUBLISH_NS	(100ull * 1000000)
@@ -38,31 +39,6 @@ static uint64_t realtime_ns(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* Field 22 of /proc/self/stat: with the PID, names this process. */
-static uint64_t proc_start(void)
-{
-	char buf[1024], *p;
-	unsigned long long v = 0;
-	ssize_t n;
-	int fd, i;
-
-	fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	/* After the comm's closing parenthesis: field 3 onwards. */
-	p = strrchr(buf, ')');
-	for (i = 2; p && i < 22; i++)
-		p = strchr(p + 1, ' ');
-	if (p && sscanf(p + 1, "%llu", &v) != 1)
-		v = 0;
-	return v;
 }
 
 static struct r2cc_job_conn *conn_entry(struct r2cc_job_header *h, int i)
@@ -155,7 +131,7 @@ void r2cc_publish_open(struct r2cc_ctx *ctx)
 	h->max_conns = R2CC_JOB_MAX_CONNS;
 	h->max_rails = R2CC_JOB_MAX_RAILS;
 	h->pid = (int32_t)getpid();
-	h->proc_start = proc_start();
+	h->proc_start = r2cc_proc_start(0);
 	h->start_time_ns = realtime_ns();
 	h->update_time_ns = h->start_time_ns;
 	h->notify_source = ctx->source;

@@ -3,7 +3,7 @@
 # layer (tests/xsim), built into $(BUILD)/xsim.  Included by the Makefile.
 
 XSIM_LIB  := conn engine msg rail reap xfer ctrl mr handles log tune nics cuda \
-	     publish
+	     publish proc_start
 XSIM_SRCS := $(wildcard tests/xsim/*.c)
 XSIM_OBJS := $(patsubst %,$(BUILD)/xsim/lib/%.o,$(XSIM_LIB)) \
 	     $(patsubst tests/xsim/%.c,$(BUILD)/xsim/%.o,$(XSIM_SRCS))

@@ -17,33 +17,9 @@
 #include <unistd.h>
 
 #include "r2ccctl.h"
+#include "../../lib/proc_start.h"
 
 #define JOB_FILE_MAX	(16u << 20)
-
-/* Field 22 of /proc/PID/stat, or 0 if there is no such process. */
-static uint64_t proc_start(int pid)
-{
-	char path[64], buf[1024], *p;
-	unsigned long long v = 0;
-	ssize_t n;
-	int fd, i;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	for (i = 2; p && i < 22; i++)
-		p = strchr(p + 1, ' ');
-	if (!p || sscanf(p + 1, "%llu", &v) != 1)
-		return 0;
-	return v;
-}
 
 static uint32_t seq_of(const uint8_t *buf)
 {
@@ -188,7 +164,7 @@ int ctl_jobs_read(const char *dir, struct ctl_job **out, int *removed)
 		if (ret)
 			continue;
 		if (j.h.pid <= 0 || !j.h.proc_start ||
-		    proc_start(j.h.pid) != j.h.proc_start) {
+		    r2cc_proc_start(j.h.pid) != j.h.proc_start) {
 			/* Its process is gone: a crash, or a kill -9. */
 			if (!unlinkat(dfd, d->d_name, 0))
 				(*removed)++;
