@@ -2,8 +2,9 @@
 /*
  * Layer 7, collectives, on top of the data API (r2cc_isend, r2cc_irecv,
  * r2cc_test): element arithmetic (coll_reduce.c), each rank's program of
- * steps (coll_plan.c), the communicator (coll_comm.c) and the engine that
- * runs programs over the ring (coll_run.c).  Nothing below calls up here.
+ * steps (coll_plan.c), the communicator (coll_comm.c), the engine that
+ * runs programs over the ring (coll_run.c) and recursive doubling over a
+ * mesh for small allreduces (coll_rd.c).  Nothing below calls up here.
  */
 #ifndef R2CC_LIB_COLL_H
 #define R2CC_LIB_COLL_H
@@ -88,7 +89,45 @@ void coll_chunk(size_t count, int nchunks, int c, size_t *off, size_t *len);
  */
 int coll_view_rank(enum coll_kind kind, int rank, int n, int step, bool send);
 
+/*
+ * Recursive doubling (coll_rd.c): an allreduce in ceil(log2 n) exchanges
+ * rather than the ring's 2 (n - 1) steps, for messages small enough that
+ * the per-message latency dominates.  One step of one rank:
+ */
+enum coll_rd_act {
+	RD_SEND = 1,	/* send the partial result to @peer (fold) */
+	RD_REDUCE,	/* receive @peer's partial and combine it */
+	RD_XCHG,	/* both: exchange partials with @peer and combine */
+	RD_RESULT,	/* send the result to @peer (unfold) */
+	RD_TAKE,	/* receive the result from @peer */
+};
+
+struct coll_rd_step {
+	int16_t peer;
+	uint8_t act;		/* enum coll_rd_act */
+	uint8_t round;		/* the same at both ends of a message */
+	bool last;		/* the reduction is complete after this step */
+};
+
+/* Room any rank's program needs: log2 of the largest n, and two. */
+#define COLL_RD_MAX_STEPS	34
+
+/* The steps of rank @rank of @n (n >= 2) into @steps; returns the count. */
+int coll_rd_plan(int rank, int n, struct coll_rd_step *steps);
+/*
+ * The largest allreduce, in bytes, for which the cost model prefers
+ * recursive doubling to the ring on @n ranks, each with @bytes_per_us of
+ * bandwidth and @alpha_us of latency per message; capped at @cap.
+ */
+size_t coll_rd_crossover(int n, double alpha_us, double bytes_per_us,
+			 size_t cap);
+
 /* ------------------------------------------------------- the engine */
+
+enum coll_algo {
+	COLL_ALGO_RING = 0,
+	COLL_ALGO_RD,
+};
 
 /* What each slice message starts with; checked against the receiver's call. */
 struct coll_hdr {
@@ -97,7 +136,7 @@ struct coll_hdr {
 	uint8_t kind;		/* enum coll_kind */
 	uint8_t dtype;
 	uint8_t op;
-	uint8_t pad;
+	uint8_t algo;		/* enum coll_algo */
 	int32_t root;
 	uint64_t count;
 	uint32_t chunk;
@@ -137,6 +176,7 @@ struct r2cc_comm {
 	struct r2cc_coll *all;		/* every request not yet freed */
 	uint32_t seq;
 	uint64_t done;			/* collectives completed */
+	uint64_t done_rd;		/* of them, by recursive doubling */
 	int err;			/* sticks */
 	/* the agreed view (coll_view.c) */
 	int nnics;
@@ -145,8 +185,14 @@ struct r2cc_comm {
 	uint32_t view_seq;		/* the collective that brought it */
 	bool view_valid;
 	uint64_t view_changes;
-	/* R2CC_COMM_MESH: a connection to and one from every other rank */
+	/*
+	 * R2CC_COMM_MESH: a connection to and one from every other rank for
+	 * send/recv (@to, @from), and another such mesh for the collectives
+	 * (@cto, @cfrom; @next and @prev are two of its connections).
+	 */
 	struct r2cc_conn **to, **from;
+	struct r2cc_conn **cto, **cfrom;
+	size_t rd_max;			/* allreduces up to this: coll_rd.c */
 };
 
 /* The requests of a point-to-point operation (one, or an all-to-all's). */
@@ -167,6 +213,7 @@ struct r2cc_coll {
 	struct r2cc_coll *next;		/* in the queue */
 	struct r2cc_coll *anext;	/* in comm->all */
 	enum coll_kind kind;
+	enum coll_algo algo;
 	enum r2cc_dtype dtype;
 	enum r2cc_redop op;
 	int root;
@@ -186,6 +233,10 @@ struct r2cc_coll {
 	size_t b0, bn;
 	size_t recv_post, recv_done, send_post, send_done;
 	struct coll_p2p *p2p;		/* COLL_P2P */
+	struct coll_rd_step *rd;	/* COLL_ALGO_RD: its nsteps steps */
+	int rd_at;			/* the step in progress */
+	bool rd_posted;
+	size_t rd_got;			/* bytes its receive brought */
 	uint32_t *gather;		/* view values seen so far, by rank */
 	uint8_t *have;
 	bool finished;
@@ -194,16 +245,34 @@ struct r2cc_coll {
 
 void coll_run(struct r2cc_comm *comm);
 /*
+ * A received header against this rank's call: what does not match, or
+ * NULL; and the error that reports it (from @peer), -EPROTO.
+ */
+const char *coll_hdr_why(const struct r2cc_coll *q, const struct coll_hdr *h,
+			 size_t got);
+int coll_hdr_mismatch(const struct r2cc_coll *q, const struct coll_hdr *h,
+		      int peer, const char *why);
+void coll_hdr_fill(const struct r2cc_coll *q, struct coll_hdr *h, int chunk,
+		   size_t j, int vrank);
+/* Recursive doubling: run @q as far as it goes; 1 finished, 0, -errno. */
+int coll_rd_step(struct r2cc_coll *q);
+/*
  * The view (coll_view.c): the NICs' bandwidths (at init), this rank's
  * value now, and the adoption of what a finished collective gathered.
  */
 int coll_view_init(struct r2cc_comm *c);
 uint32_t coll_view_local(struct r2cc_comm *c);
 void coll_view_adopt(struct r2cc_coll *q);
+/* coll_comm.c: connect to the ranks of @dst, accept @nin, until all ready. */
+int coll_wire(struct r2cc_comm *c, struct r2cc_boot *boot, uint64_t primary,
+	      const int *dst, struct r2cc_conn **out, int nout,
+	      struct r2cc_conn **in, int nin, uint64_t deadline_ns);
 /* The mesh (coll_p2p.c): connect every pair; test and free an operation. */
 int coll_mesh_connect(struct r2cc_comm *c, struct r2cc_boot *boot,
-		      uint64_t primary, uint32_t timeout_ms);
-void coll_mesh_close(struct r2cc_comm *c);
+		      uint64_t primary, uint32_t timeout_ms,
+		      struct r2cc_conn ***to, struct r2cc_conn ***from);
+void coll_mesh_close(struct r2cc_comm *c, struct r2cc_conn **to,
+		     struct r2cc_conn **from);
 void coll_p2p_run(struct r2cc_coll *q);
 void coll_p2p_free(struct r2cc_coll *q);
 void coll_free(struct r2cc_coll *q);

@@ -25,16 +25,33 @@ static int comm_tune(struct r2cc_ctx *ctx, uint32_t val, const char *env,
 	return r2cc_tune_u32(ctx, val, env, def, lo, hi, out);
 }
 
-/* Connect to the next rank and accept the previous one. */
-static int comm_connect(struct r2cc_comm *c, struct r2cc_boot *boot,
-			uint64_t primary, uint32_t timeout_ms)
+static void close_all(struct r2cc_conn **conns, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (conns[i])
+			r2cc_conn_close(conns[i]);
+		conns[i] = NULL;
+	}
+}
+
+/*
+ * Wire a communicator's connections: every rank listens and the handles
+ * are all-gathered; then this rank connects to each rank of @dst (into
+ * @out) and accepts @nin connections (into @in), until all are ready.
+ * The ring connects to the next rank, the mesh to every other.  On an
+ * error nothing it made is left open.
+ */
+int coll_wire(struct r2cc_comm *c, struct r2cc_boot *boot, uint64_t primary,
+	      const int *dst, struct r2cc_conn **out, int nout,
+	      struct r2cc_conn **in, int nin, uint64_t deadline_ns)
 {
 	struct r2cc_conn_opts co = { .size = sizeof(co), .primary = primary };
 	struct timespec nap = { 0, 100000 };
-	struct r2cc_handle mine, *all;
 	struct r2cc_listener *l = NULL;
-	int ret, in_ok = 0, out_ok = 0;
-	uint64_t t0;
+	int i, ret, got = 0, ready = 0;
+	struct r2cc_handle mine, *all;
 
 	all = calloc((size_t)c->n, sizeof(*all));
 	if (!all)
@@ -43,40 +60,92 @@ static int comm_connect(struct r2cc_comm *c, struct r2cc_boot *boot,
 	ret = r2cc_listen(c->ctx, &mine, &l);
 	if (!ret)
 		ret = r2cc_boot_allgather(boot, &mine, sizeof(mine), all);
-	if (!ret)
-		ret = r2cc_connect_opts(c->ctx, &all[(c->rank + 1) % c->n], &co,
-					&c->next);
-	t0 = r2cc_now_ns();
-	while (!ret && (!in_ok || !out_ok)) {
-		if (!c->prev) {
-			ret = r2cc_accept(l, &c->prev);
-			if (ret == -EAGAIN)
-				ret = 0;
+	for (i = 0; i < nout && !ret; i++)
+		ret = r2cc_connect_opts(c->ctx, &all[dst[i]], &co, &out[i]);
+	while (!ret && ready < nout + nin) {
+		if (got < nin) {
+			ret = r2cc_accept(l, &in[got]);
+			got += !ret;
+			ret = ret == -EAGAIN ? 0 : ret;
 		}
-		if (!ret && !out_ok) {
-			ret = r2cc_conn_ready(c->next);
-			out_ok = ret > 0;
-			ret = ret < 0 ? ret : 0;
+		for (i = 0, ready = 0; i < nout + got && ret >= 0; i++) {
+			ret = r2cc_conn_ready(i < nout ? out[i] : in[i - nout]);
+			ready += ret > 0;
 		}
-		if (!ret && c->prev && !in_ok) {
-			ret = r2cc_conn_ready(c->prev);
-			in_ok = ret > 0;
-			ret = ret < 0 ? ret : 0;
-		}
-		if (!ret && (!in_ok || !out_ok)) {
-			if (r2cc_now_ns() - t0 > timeout_ms * 1000000ull)
-				ret = -ETIMEDOUT;
-			else
-				nanosleep(&nap, NULL);
-		}
+		ret = ret > 0 ? 0 : ret;
+		if (ret || ready == nout + nin)
+			break;
+		if (r2cc_now_ns() > deadline_ns)
+			ret = -ETIMEDOUT;
+		else
+			nanosleep(&nap, NULL);
 	}
 	if (l)
 		r2cc_listener_close(l);
 	free(all);
+	if (ret) {
+		close_all(out, nout);
+		close_all(in, nin);
+	}
+	return ret;
+}
+
+/* Connect to the next rank and accept the previous one. */
+static int comm_connect(struct r2cc_comm *c, struct r2cc_boot *boot,
+			uint64_t primary, uint32_t timeout_ms)
+{
+	int next = (c->rank + 1) % c->n, ret;
+
+	ret = coll_wire(c, boot, primary, &next, &c->next, 1, &c->prev, 1,
+			r2cc_now_ns() + timeout_ms * 1000000ull);
 	if (ret)
 		r2cc_log(c->ctx, R2CC_LOG_ERROR,
 			 "communicator rank %d of %d: connecting the ring: %s",
 			 c->rank, c->n, strerror(-ret));
+	return ret;
+}
+
+/*
+ * The collectives' mesh (R2CC_COMM_MESH): the ring is two of its
+ * connections.  Then how small an allreduce must be to go by recursive
+ * doubling: the cost model's crossover for this rank's NICs and
+ * $R2CC_COLL_ALPHA_US, or $R2CC_COLL_RD_MAX; every rank takes the
+ * smallest, so all choose alike.
+ */
+static int comm_mesh(struct r2cc_comm *c, struct r2cc_boot *boot,
+		     uint64_t primary, uint32_t timeout_ms)
+{
+	uint64_t mbps = 0, mine, *all;
+	uint32_t alpha, rd_max;
+	int i, ret;
+
+	for (i = 0; i < c->nnics; i++)
+		mbps += c->nic_mbps[i];
+	ret = r2cc_tune_u32(c->ctx, 0, "R2CC_COLL_ALPHA_US", 10, 0, 1000000,
+			    &alpha);
+	if (!ret)
+		ret = r2cc_tune_u32(c->ctx, 0, "R2CC_COLL_RD_MAX",
+				    (uint32_t)coll_rd_crossover(c->n, alpha,
+								mbps / 8.0,
+								c->slice),
+				    0, c->slice, &rd_max);
+	if (ret)
+		return ret;
+	ret = coll_mesh_connect(c, boot, primary, timeout_ms, &c->cto,
+				&c->cfrom);
+	if (ret)
+		return ret;
+	c->next = c->cto[(c->rank + 1) % c->n];
+	c->prev = c->cfrom[(c->rank + c->n - 1) % c->n];
+	all = calloc((size_t)c->n, sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	mine = rd_max;
+	ret = r2cc_boot_allgather(boot, &mine, sizeof(mine), all);
+	for (i = 0; i < c->n && !ret; i++)
+		mine = all[i] < mine ? all[i] : mine;
+	free(all);
+	c->rd_max = (size_t)mine;
 	return ret;
 }
 
@@ -145,12 +214,16 @@ R2CC_EXPORT int r2cc_comm_init(struct r2cc_ctx *ctx, struct r2cc_boot *boot,
 		ret = coll_view_init(c);
 	if (!ret && c->n > 1)
 		ret = comm_stage(c);
-	if (!ret && c->n > 1)
+	if (!ret && c->n > 1 && (o.flags & R2CC_COMM_MESH))
+		ret = comm_mesh(c, boot, o.primary,
+				o.timeout_ms ? o.timeout_ms : 60000);
+	else if (!ret && c->n > 1)
 		ret = comm_connect(c, boot, o.primary,
 				   o.timeout_ms ? o.timeout_ms : 60000);
 	if (!ret && (o.flags & R2CC_COMM_MESH))
 		ret = coll_mesh_connect(c, boot, o.primary,
-					o.timeout_ms ? o.timeout_ms : 60000);
+					o.timeout_ms ? o.timeout_ms : 60000,
+					&c->to, &c->from);
 	if (!ret)
 		ret = r2cc_obj_add(c, R2CC_OBJ_COMM);
 	if (ret) {
@@ -183,6 +256,8 @@ R2CC_EXPORT int r2cc_comm_stats(struct r2cc_comm *c, struct r2cc_comm_stats *st)
 	if (!r2cc_obj_ok(c, R2CC_OBJ_COMM))
 		return -EBADF;
 	o.colls = c->done;
+	o.colls_rd = c->done_rd;
+	o.rd_max = c->rd_max;
 	if (c->next) {
 		ret = r2cc_conn_stats(c->next, &cs[0], NULL, 0);
 		if (ret < 0)
@@ -206,11 +281,13 @@ static void comm_free(struct r2cc_comm *c)
 	 * Closing cancels what is posted: no DMA into the slots, or into a
 	 * point-to-point buffer, after this; then their registrations go.
 	 */
-	if (c->next)
+	if (c->next && !c->cto)
 		r2cc_conn_close(c->next);
-	if (c->prev)
+	if (c->prev && !c->cfrom)
 		r2cc_conn_close(c->prev);
-	coll_mesh_close(c);
+	if (c->cto)
+		coll_mesh_close(c, c->cto, c->cfrom);
+	coll_mesh_close(c, c->to, c->from);
 	while (c->all)
 		coll_free(c->all);
 	if (c->mr)
@@ -221,6 +298,8 @@ static void comm_free(struct r2cc_comm *c)
 	free(c->view);
 	free(c->to);
 	free(c->from);
+	free(c->cto);
+	free(c->cfrom);
 	free(c);
 }
 

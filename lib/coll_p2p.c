@@ -18,76 +18,47 @@
 #include "coll.h"
 #include "internal.h"
 
-/* Wait for @n requests; NULL ones are done.  0 or the first error. */
-static int wait_all(struct r2cc_req **req, int n, uint64_t deadline_ns)
+/*
+ * Test requests @req[0..@n): the first @nsend sends, the rest receives of
+ * @want bytes each.  A finished or failed one becomes NULL; the first
+ * error goes to *@err (a receive of another size is -EPROTO).  Returns
+ * how many are left.
+ */
+static int p2p_reap(struct r2cc_req **req, int n, int nsend, size_t want,
+		    int *err)
 {
-	struct timespec nap = { 0, 100000 };
-	int i, left, done, ret, err = 0;
+	int i, left = 0;
 
-	do {
-		for (i = 0, left = 0; i < n; i++) {
-			if (!req[i])
-				continue;
-			done = 0;
-			ret = r2cc_test(req[i], &done, NULL);
-			if (ret || done)
-				req[i] = NULL;
-			if (ret && !err)
-				err = ret;
-			left += !ret && !done;
-		}
-		if (left && r2cc_now_ns() > deadline_ns)
-			return err ? err : -ETIMEDOUT;
-		if (left)
-			nanosleep(&nap, NULL);
-	} while (left);
-	return err;
-}
+	for (i = 0; i < n; i++) {
+		size_t got = 0;
+		int done = 0, ret;
 
-/* Connect to every rank and accept every rank, until all are ready. */
-static int mesh_wire(struct r2cc_comm *c, struct r2cc_listener *l,
-		     const struct r2cc_handle *all, uint64_t primary,
-		     struct r2cc_conn **in, uint64_t deadline_ns)
-{
-	struct r2cc_conn_opts co = { .size = sizeof(co), .primary = primary };
-	struct timespec nap = { 0, 100000 };
-	int i, ret = 0, nin = 0, ready, want = 2 * (c->n - 1);
-
-	for (i = 0; i < c->n && !ret; i++)
-		if (i != c->rank)
-			ret = r2cc_connect_opts(c->ctx, &all[i], &co, &c->to[i]);
-	while (!ret) {
-		if (nin < c->n - 1) {
-			ret = r2cc_accept(l, &in[nin]);
-			if (!ret)
-				nin++;
-			else if (ret == -EAGAIN)
-				ret = 0;
-		}
-		for (i = 0, ready = 0; i < c->n && !ret; i++) {
-			if (c->to[i])
-				ret = r2cc_conn_ready(c->to[i]);
-			if (ret > 0)
-				ready++, ret = 0;
-			if (!ret && i < nin)
-				ret = r2cc_conn_ready(in[i]);
-			if (ret > 0)
-				ready++, ret = 0;
-		}
-		if (ret || ready == want)
-			break;
-		if (r2cc_now_ns() > deadline_ns)
-			ret = -ETIMEDOUT;
-		else
-			nanosleep(&nap, NULL);
+		if (!req[i])
+			continue;
+		ret = r2cc_test(req[i], &done, &got);
+		if (ret == -EMSGSIZE)
+			ret = -EPROTO;
+		if (!ret && done && i >= nsend && got != want)
+			ret = -EPROTO;
+		if (ret || done)
+			req[i] = NULL;
+		if (ret && !*err)
+			*err = ret;
+		left += !ret && !done;
 	}
-	return ret;
+	return left;
 }
 
-/* Each rank says who it is on the connections it made. */
-static int mesh_hello(struct r2cc_comm *c, struct r2cc_conn **in,
+/*
+ * Each rank says who it is on the connections it made (@to, by rank),
+ * and learns who made the ones it accepted (@in, @n - 1 of them) into
+ * @from, by rank.
+ */
+static int mesh_hello(struct r2cc_comm *c, struct r2cc_conn **to,
+		      struct r2cc_conn **from, struct r2cc_conn **in,
 		      uint64_t deadline_ns)
 {
+	struct timespec nap = { 0, 100000 };
 	int n = c->n, i, k = 0, ret;
 	struct r2cc_req **req = calloc(2 * (size_t)n, sizeof(*req));
 	int32_t *who = calloc((size_t)n, sizeof(*who));
@@ -98,34 +69,40 @@ static int mesh_hello(struct r2cc_comm *c, struct r2cc_conn **in,
 		ret = r2cc_mr_reg(c->ctx, who, (size_t)n * sizeof(*who), 0, &mr);
 	if (!ret)
 		who[0] = c->rank;
+	/* the sends are requests 0..n-2, the receives n-1.. */
 	for (i = 0; i < n - 1 && !ret; i++) {
 		void *buf = &who[i + 1];
 		size_t len = sizeof(*who);
 		uint32_t tag = 0;
 
-		ret = r2cc_irecv(in[i], 1, &buf, &len, &tag, &mr, &req[k++]);
+		ret = r2cc_irecv(in[i], 1, &buf, &len, &tag, &mr,
+				 &req[n - 1 + i]);
 	}
 	for (i = 0; i < n && !ret; i++)
-		if (c->to[i])
-			ret = r2cc_isend(c->to[i], mr, &who[0], sizeof(*who),
-					 0, &req[k++]);
-	if (!ret)
-		ret = wait_all(req, k, deadline_ns);
+		if (to[i])
+			ret = r2cc_isend(to[i], mr, &who[0], sizeof(*who), 0,
+					 &req[k++]);
+	while (!ret && p2p_reap(req, 2 * (n - 1), n - 1, sizeof(*who), &ret) &&
+	       !ret) {
+		if (r2cc_now_ns() > deadline_ns)
+			ret = -ETIMEDOUT;
+		else
+			nanosleep(&nap, NULL);
+	}
 	for (i = 0; i < n - 1 && !ret; i++) {
 		int32_t p = who[i + 1];
 
-		if (p < 0 || p >= n || p == c->rank || c->from[p])
+		if (p < 0 || p >= n || p == c->rank || from[p])
 			ret = -EPROTO;
 		else
-			c->from[p] = in[i];
+			from[p] = in[i];
 	}
 	if (ret) {
 		/* closing cancels what is posted into @who */
-		memset(c->from, 0, (size_t)n * sizeof(*c->from));
+		memset(from, 0, (size_t)n * sizeof(*from));
 		for (i = 0; i < n - 1; i++)
-			if (in[i])
-				r2cc_conn_close(in[i]);
-		coll_mesh_close(c);
+			r2cc_conn_close(in[i]);
+		coll_mesh_close(c, to, NULL);
 	}
 	if (mr)
 		r2cc_mr_dereg(mr);
@@ -134,40 +111,36 @@ static int mesh_hello(struct r2cc_comm *c, struct r2cc_conn **in,
 	return ret;
 }
 
+/* A mesh into *@to and *@from, each by rank (NULL at this rank's). */
 int coll_mesh_connect(struct r2cc_comm *c, struct r2cc_boot *boot,
-		      uint64_t primary, uint32_t timeout_ms)
+		      uint64_t primary, uint32_t timeout_ms,
+		      struct r2cc_conn ***to, struct r2cc_conn ***from)
 {
 	uint64_t deadline = r2cc_now_ns() + timeout_ms * 1000000ull;
-	struct r2cc_listener *l = NULL;
-	struct r2cc_conn **in = NULL;
-	struct r2cc_handle mine, *all;
-	int ret, i;
+	struct r2cc_conn **in = NULL, **out = NULL;
+	int *dst = NULL, ret, i, k = 0;
 
-	c->to = calloc((size_t)c->n, sizeof(*c->to));
-	c->from = calloc((size_t)c->n, sizeof(*c->from));
-	if (!c->to || !c->from)
+	*to = calloc((size_t)c->n, sizeof(**to));
+	*from = calloc((size_t)c->n, sizeof(**from));
+	if (!*to || !*from)
 		return -ENOMEM;
 	if (c->n < 2)
 		return 0;
-	all = calloc((size_t)c->n, sizeof(*all));
 	in = calloc((size_t)c->n, sizeof(*in));
-	ret = all && in ? 0 : -ENOMEM;
-	memset(&mine, 0, sizeof(mine));
+	out = calloc((size_t)c->n, sizeof(*out));
+	dst = calloc((size_t)c->n, sizeof(*dst));
+	ret = in && out && dst ? 0 : -ENOMEM;
+	for (i = 0; i < c->n; i++)
+		if (i != c->rank && dst)
+			dst[k++] = i;
 	if (!ret)
-		ret = r2cc_listen(c->ctx, &mine, &l);
+		ret = coll_wire(c, boot, primary, dst, out, k, in, k, deadline);
+	for (i = 0; i < k && !ret; i++)
+		(*to)[dst[i]] = out[i];
 	if (!ret)
-		ret = r2cc_boot_allgather(boot, &mine, sizeof(mine), all);
-	if (!ret)
-		ret = mesh_wire(c, l, all, primary, in, deadline);
-	if (!ret)
-		ret = mesh_hello(c, in, deadline);
-	else
-		for (i = 0; in && i < c->n; i++)
-			if (in[i])
-				r2cc_conn_close(in[i]);
-	if (l)
-		r2cc_listener_close(l);
-	free(all);
+		ret = mesh_hello(c, *to, *from, in, deadline);
+	free(dst);
+	free(out);
 	free(in);
 	if (ret)
 		r2cc_log(c->ctx, R2CC_LOG_ERROR,
@@ -176,18 +149,21 @@ int coll_mesh_connect(struct r2cc_comm *c, struct r2cc_boot *boot,
 	return ret;
 }
 
-void coll_mesh_close(struct r2cc_comm *c)
+/* Close a mesh's connections (either array may be NULL). */
+void coll_mesh_close(struct r2cc_comm *c, struct r2cc_conn **to,
+		     struct r2cc_conn **from)
 {
 	int i;
 
-	for (i = 0; i < c->n && c->to; i++) {
-		if (c->to[i])
-			r2cc_conn_close(c->to[i]);
-		if (c->from && c->from[i])
-			r2cc_conn_close(c->from[i]);
-		c->to[i] = NULL;
-		if (c->from)
-			c->from[i] = NULL;
+	for (i = 0; i < c->n; i++) {
+		if (to && to[i])
+			r2cc_conn_close(to[i]);
+		if (from && from[i])
+			r2cc_conn_close(from[i]);
+		if (to)
+			to[i] = NULL;
+		if (from)
+			from[i] = NULL;
 	}
 }
 
@@ -386,31 +362,14 @@ R2CC_EXPORT int r2cc_alltoall(struct r2cc_comm *c, const void *sendbuf,
 void coll_p2p_run(struct r2cc_coll *q)
 {
 	struct coll_p2p *p = q->p2p;
-	int i, left = 0, j;
+	int err = q->err, j;
 
-	for (i = 0; i < p->nreq; i++) {
-		size_t got = 0;
-		int done = 0, ret;
-
-		if (!p->req[i])
-			continue;
-		ret = r2cc_test(p->req[i], &done, &got);
-		if (ret == -EMSGSIZE)
-			ret = -EPROTO;
-		if (!ret && done && i >= p->nsend && got != p->want)
-			ret = -EPROTO;
-		if (ret || done)
-			p->req[i] = NULL;
-		if (ret == -EPROTO && !q->err)
-			r2cc_log(q->comm->ctx, R2CC_LOG_ERROR,
-				 "point to point: a receive of %zu bytes met a send of another size",
-				 p->want);
-		if (ret && !q->err)
-			q->err = ret;
-		left += !ret && !done;
-	}
-	if (left)
+	if (p2p_reap(p->req, p->nreq, p->nsend, p->want, &q->err))
 		return;
+	if (!err && q->err == -EPROTO)
+		r2cc_log(q->comm->ctx, R2CC_LOG_ERROR,
+			 "point to point: a receive of %zu bytes met a send of another size",
+			 p->want);
 	for (j = 0; j < 2; j++)
 		if (p->mr[j]) {
 			r2cc_mr_dereg(p->mr[j]);

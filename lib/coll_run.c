@@ -74,24 +74,31 @@ static char *dst(const struct r2cc_coll *q, size_t off)
 	return q->dst + (off - me) * q->esize;
 }
 
-static void hdr_fill(const struct r2cc_coll *q, struct coll_hdr *h, int step,
-		     int chunk, size_t j)
+/* @vrank: whose view value the message carries, or -1. */
+void coll_hdr_fill(const struct r2cc_coll *q, struct coll_hdr *h, int chunk,
+		   size_t j, int vrank)
 {
-	int vr = coll_view_rank(q->kind, q->comm->rank, q->comm->n, step, true);
-
 	h->magic = htole32(COLL_MAGIC);
 	h->seq = htole32(q->seq);
 	h->kind = (uint8_t)q->kind;
 	h->dtype = (uint8_t)q->dtype;
 	h->op = (uint8_t)q->op;
-	h->pad = 0;
+	h->algo = (uint8_t)q->algo;
 	h->root = (int32_t)htole32((uint32_t)q->root);
 	h->count = htole64(q->count);
 	h->chunk = htole32((uint32_t)chunk);
 	h->slice = htole32((uint32_t)j);
+	h->vrank = htole32(vrank < 0 ? UINT32_MAX : (uint32_t)vrank);
+	h->vmbps = htole32(vrank < 0 ? 0 : q->gather[vrank]);
+}
+
+static void hdr_fill(const struct r2cc_coll *q, struct coll_hdr *h, int step,
+		     int chunk, size_t j)
+{
 	/* a forward's value arrived with the slice it forwards */
-	h->vrank = htole32(vr < 0 ? UINT32_MAX : (uint32_t)vr);
-	h->vmbps = htole32(vr < 0 ? 0 : q->gather[vr]);
+	coll_hdr_fill(q, h, chunk, j,
+		      coll_view_rank(q->kind, q->comm->rank, q->comm->n, step,
+				     true));
 }
 
 /*
@@ -116,42 +123,58 @@ static const char *view_check(struct r2cc_coll *q, const struct coll_hdr *h,
 	return NULL;
 }
 
-/* A received header against this rank's own call. */
+const char *coll_hdr_why(const struct r2cc_coll *q, const struct coll_hdr *h,
+			 size_t got)
+{
+	if (got < sizeof(*h) || le32toh(h->magic) != COLL_MAGIC)
+		return "not a collective message";
+	if (le32toh(h->seq) != q->seq)
+		return "another collective number";
+	if (h->kind != q->kind)
+		return "another collective";
+	if (le64toh(h->count) != q->count)
+		return "another count";
+	if (h->dtype != q->dtype)
+		return "another datatype";
+	if (h->op != q->op && q->kind != COLL_ALLGATHER &&
+	    q->kind != COLL_BROADCAST && q->kind != COLL_BARRIER)
+		return "another op";
+	if ((int32_t)le32toh((uint32_t)h->root) != q->root)
+		return "another root";
+	if (h->algo != q->algo)
+		return "another algorithm (R2CC_ALGO or R2CC_COLL_ALPHA_US differ?)";
+	return NULL;
+}
+
+int coll_hdr_mismatch(const struct r2cc_coll *q, const struct coll_hdr *h,
+		      int peer, const char *why)
+{
+	const struct r2cc_comm *c = q->comm;
+
+	r2cc_log(c->ctx, R2CC_LOG_ERROR,
+		 "collective #%u: rank %d's call does not match rank %d's: %s (kind %u/%u, count %llu/%llu, dtype %u/%u, op %u/%u, root %d/%d)",
+		 q->seq, peer, c->rank, why, h->kind, q->kind,
+		 (unsigned long long)le64toh(h->count),
+		 (unsigned long long)q->count, h->dtype, q->dtype, h->op,
+		 q->op, (int)le32toh((uint32_t)h->root), q->root);
+	return -EPROTO;
+}
+
+/* A received slice's header against this rank's own call. */
 static int hdr_check(struct r2cc_coll *q, const struct coll_hdr *h, int step,
 		     int chunk, size_t j, size_t got, size_t want)
 {
 	struct r2cc_comm *c = q->comm;
-	const char *why = NULL;
+	const char *why = coll_hdr_why(q, h, got);
 
-	if (le32toh(h->magic) != COLL_MAGIC || got < sizeof(*h))
-		why = "not a collective message";
-	else if (le32toh(h->seq) != q->seq)
-		why = "another collective number";
-	else if (h->kind != q->kind)
-		why = "another collective";
-	else if (le64toh(h->count) != q->count)
-		why = "another count";
-	else if (h->dtype != q->dtype)
-		why = "another datatype";
-	else if (h->op != q->op && q->kind != COLL_ALLGATHER &&
-		 q->kind != COLL_BROADCAST && q->kind != COLL_BARRIER)
-		why = "another op";
-	else if ((int32_t)le32toh((uint32_t)h->root) != q->root)
-		why = "another root";
-	else if (le32toh(h->chunk) != (uint32_t)chunk ||
-		 le32toh(h->slice) != (uint32_t)j || got != want)
+	if (!why && (le32toh(h->chunk) != (uint32_t)chunk ||
+		     le32toh(h->slice) != (uint32_t)j || got != want))
 		why = "out of step";
-	else
+	if (!why)
 		why = view_check(q, h, step);
 	if (!why)
 		return 0;
-	r2cc_log(c->ctx, R2CC_LOG_ERROR,
-		 "collective #%u: rank %d's call does not match rank %d's: %s (kind %u/%u, count %llu/%llu, dtype %u/%u, op %u/%u, root %d/%d)",
-		 q->seq, (c->rank + c->n - 1) % c->n, c->rank, why, h->kind,
-		 q->kind, (unsigned long long)le64toh(h->count),
-		 (unsigned long long)q->count, h->dtype, q->dtype, h->op,
-		 q->op, (int)le32toh((uint32_t)h->root), q->root);
-	return -EPROTO;
+	return coll_hdr_mismatch(q, h, (c->rank + c->n - 1) % c->n, why);
 }
 
 static struct coll_slot *recv_slot(struct r2cc_comm *c, const struct coll_op *o,
@@ -357,7 +380,12 @@ void coll_run(struct r2cc_comm *c)
 	int ret;
 
 	while ((q = c->head)) {
-		ret = c->err ? c->err : coll_step(q);
+		if (c->err)
+			ret = c->err;
+		else if (q->algo == COLL_ALGO_RD)
+			ret = coll_rd_step(q);
+		else
+			ret = coll_step(q);
 		if (!ret)
 			return;
 		if (ret < 0 && !c->err) {
@@ -371,6 +399,7 @@ void coll_run(struct r2cc_comm *c)
 			coll_view_adopt(q);
 		q->finished = true;
 		c->done += !q->err;
+		c->done_rd += !q->err && q->algo == COLL_ALGO_RD;
 		c->head = q->next;
 		if (!c->head)
 			c->tail = NULL;
@@ -419,6 +448,7 @@ void coll_free(struct r2cc_coll *q)
 	free(q->send_ops);
 	free(q->gather);
 	free(q->have);
+	free(q->rd);
 	free(q);
 }
 
@@ -436,6 +466,16 @@ static int coll_prepare(struct r2cc_coll *q)
 	size_t most, off, cap;
 	int i, par = 0;
 
+	/* the same choice on every rank: it depends on the call and rd_max */
+	if (q->kind == COLL_ALLREDUCE && c->cto && c->n > 1 &&
+	    q->count * q->esize <= c->rd_max) {
+		q->algo = COLL_ALGO_RD;
+		q->rd = calloc(COLL_RD_MAX_STEPS, sizeof(*q->rd));
+		if (!q->rd)
+			return -ENOMEM;
+		q->nsteps = coll_rd_plan(c->rank, c->n, q->rd);
+		return 0;
+	}
 	q->steps = calloc(2 * (size_t)c->n, sizeof(*q->steps));
 	q->recv_ops = calloc(2 * (size_t)c->n, sizeof(*q->recv_ops));
 	q->send_ops = calloc(2 * (size_t)c->n, sizeof(*q->send_ops));

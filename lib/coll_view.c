@@ -16,7 +16,8 @@
  * has adopted the vector of the same collective: the last ring collective
  * before j.  No clock and no extra message is involved; a change reaches
  * every rank within one ring collective of the call that first saw it.
- * Chains (broadcast, reduce) carry no view and leave it as it was.
+ * Chains (broadcast, reduce) and allreduces by recursive doubling
+ * (coll_rd.c) carry no view and leave it as it was.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -79,8 +80,8 @@ void coll_view_adopt(struct r2cc_coll *q)
 	struct r2cc_comm *c = q->comm;
 	int i;
 
-	if (coll_view_rank(q->kind, c->rank, c->n, 0, true) < 0 ||
-	    !q->nsteps)
+	if (q->algo != COLL_ALGO_RING ||
+	    coll_view_rank(q->kind, c->rank, c->n, 0, true) < 0 || !q->nsteps)
 		return;
 	for (i = 0; i < c->n; i++)
 		if (!q->have[i])

@@ -10,6 +10,9 @@
  *
  * COLL_FULL=1 in the environment: the large count with every op, and a
  * 16 MiB allreduce instead of 1 MiB (scripts/check-full.sh sets it).
+ * COLL_MESH=1: the communicator has the mesh (R2CC_COMM_MESH), so small
+ * allreduces go by recursive doubling; with R2CC_COLL_RD_MAX=N, all of
+ * at most N bytes, and the test checks that some did.
  *
  * --loop N: N back-to-back allreduces of --size bytes instead, each
  * checked, for the fault tests; prints "streaming" after the first and
@@ -427,13 +430,17 @@ static void mismatch(void)
 	struct r2cc_coll *q;
 	int ret;
 
-	int first, sees = rank <= 1;	/* its previous rank has another count */
+	/* ring: its previous rank has another count; mesh: its partner may */
+	int first, sees = rank <= 1 && !getenv("COLL_MESH");
 
 	ret = r2cc_allreduce(comm, b, b, rank ? 40 : 20, R2CC_INT32, R2CC_SUM, &q);
 	if (!ret)
 		ret = wait_coll(q);
 	first = ret;
-	if (sees)
+	if (getenv("COLL_MESH"))
+		check(ret == -EPROTO || ret == -ECONNRESET,
+		      "rank 0 calls allreduce with 20 elements, the others with 40: -EPROTO, or -ECONNRESET once the others give up (%d)", ret);
+	else if (sees)
 		check(ret == -EPROTO, "rank 0 calls allreduce with 20 elements, the others with 40: this rank sees it: -EPROTO (%d)", ret);
 	else	/* the ranks that saw it drop the ring; this one hears of it */
 		check(ret == -EPROTO || ret == -ECONNRESET,
@@ -489,8 +496,9 @@ static int loop(long iters, size_t bytes)
 		fflush(stdout);
 	}
 	r2cc_comm_stats(comm, &st);
-	printf("coll-result: iters=%ld bad=%zu error=%d colls=%llu failovers=%llu resent=%llu tcp=%llu seconds=%.2f\n",
+	printf("coll-result: iters=%ld bad=%zu error=%d colls=%llu rd=%llu rd_max=%llu failovers=%llu resent=%llu tcp=%llu seconds=%.2f\n",
 	       it, bad, ret, (unsigned long long)st.colls,
+	       (unsigned long long)st.colls_rd, (unsigned long long)st.rd_max,
 	       (unsigned long long)st.failovers,
 	       (unsigned long long)st.resent_bytes,
 	       (unsigned long long)st.tcp_bytes, now_s() - t0);
@@ -500,9 +508,9 @@ static int loop(long iters, size_t bytes)
 
 int main(int argc, char **argv)
 {
-	struct r2cc_boot_opts bo = { .size = sizeof(bo), .rank = -1 };
-	struct r2cc_ctx_opts co = { .size = sizeof(co) };
 	struct r2cc_comm_stats st = { .size = sizeof(st) };
+	struct r2cc_comm_opts mo = { .size = sizeof(mo) };
+	const char *rd = getenv("R2CC_COLL_RD_MAX");
 	struct r2cc_ctx *ctx;
 	long iters = 0;
 	size_t size = 1 << 20;
@@ -516,17 +524,10 @@ int main(int argc, char **argv)
 		else
 			return 2;
 	}
-	co.log = logf_;
-	co.log_level = R2CC_LOG_WARN;
-	ret = r2cc_boot_init(&bo, &boot);
-	if (!ret)
-		ret = r2cc_ctx_create(&co, &ctx);
-	if (!ret)
-		ret = r2cc_comm_init(ctx, boot, NULL, &comm);
-	if (ret) {
-		fprintf(stderr, "setup: %s\n", strerror(-ret));
+	if (getenv("COLL_MESH"))
+		mo.flags = R2CC_COMM_MESH;
+	if (coll_setup(&mo, &boot, &ctx, &comm))
 		return 1;
-	}
 	rank = r2cc_comm_rank(comm);
 	nranks = r2cc_comm_size(comm);
 	if (iters) {
@@ -548,6 +549,18 @@ int main(int argc, char **argv)
 	      "stats: %llu collectives, %llu bytes sent, %llu received",
 	      (unsigned long long)st.colls, (unsigned long long)st.bytes_sent,
 	      (unsigned long long)st.bytes_received);
+	if (!mo.flags || nranks < 2)
+		check(!ret && !st.colls_rd,
+		      "no mesh: no allreduce by recursive doubling (%llu)",
+		      (unsigned long long)st.colls_rd);
+	else
+		check(!ret && (!rd || st.rd_max == strtoull(rd, NULL, 0)) &&
+		      (st.rd_max ? st.colls_rd > (rd ? 100u : 0u) &&
+				   st.colls_rd < st.colls : !st.colls_rd),
+		      "mesh: %llu of the %llu collectives were allreduces by recursive doubling (up to %llu bytes%s)",
+		      (unsigned long long)st.colls_rd, (unsigned long long)st.colls,
+		      (unsigned long long)st.rd_max,
+		      rd ? ", as R2CC_COLL_RD_MAX says" : ", the cost model's choice");
 	if (nranks > 1)
 		mismatch();
 	r2cc_comm_destroy(comm);

@@ -9,9 +9,10 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
-#include <r2cc/r2cc.h>
+#include <r2cc/coll.h>
 
 static int failed;
 
@@ -42,6 +43,30 @@ static void logf_(void *arg, enum r2cc_log_level l, const char *msg)
 {
 	(void)arg;
 	fprintf(stderr, "[%.3f] r2cc %d: %s\n", now_s(), l, msg);
+}
+
+/*
+ * A rank from the environment (torchrun's variables), a context logging
+ * warnings to stderr, and a communicator with @mo on them; 0, or 1 with
+ * the reason on stderr.
+ */
+static int coll_setup(const struct r2cc_comm_opts *mo, struct r2cc_boot **boot,
+		      struct r2cc_ctx **ctx, struct r2cc_comm **comm)
+{
+	struct r2cc_boot_opts bo = { .size = sizeof(bo), .rank = -1 };
+	struct r2cc_ctx_opts co = { .size = sizeof(co) };
+	int ret;
+
+	co.log = logf_;
+	co.log_level = R2CC_LOG_WARN;
+	ret = r2cc_boot_init(&bo, boot);
+	if (!ret)
+		ret = r2cc_ctx_create(&co, ctx);
+	if (!ret)
+		ret = r2cc_comm_init(*ctx, *boot, mo, comm);
+	if (ret)
+		fprintf(stderr, "setup: %s\n", strerror(-ret));
+	return !!ret;
 }
 
 #endif /* R2CC_TESTS_COLL_CHECK_H */

@@ -449,13 +449,136 @@ static void test_view(void)
 	tap_ok(!chains, "view: broadcast, reduce and a lone rank carry none");
 }
 
+/*
+ * Recursive doubling (coll_rd.c), 2..32 ranks: the programs are run
+ * pairwise, a step completing only when its partner's matching step runs
+ * (as a send waits for its receive).  Each partial is the set of ranks
+ * in it and a fingerprint of the order they were combined in: every rank
+ * must finish, with every rank counted once, and the same fingerprint as
+ * every other rank (the same bits for a non-commutative combine).
+ */
+#define RDMAX 32
+
+static uint64_t comb(uint64_t lo, uint64_t hi)
+{
+	return (lo * 0x9e3779b97f4a7c15ull) ^ (hi + 0x632be59bd9b4e019ull) ^
+	       (lo >> 29);
+}
+
+static int rd_run(int n, char *why, size_t whylen)
+{
+	struct coll_rd_step st[RDMAX][COLL_RD_MAX_STEPS];
+	uint64_t mask[RDMAX], fp[RDMAX];
+	int ns[RDMAX], at[RDMAX], r, moved, lg = 0;
+
+	while ((1 << (lg + 1)) <= n)
+		lg++;
+	for (r = 0; r < n; r++) {
+		ns[r] = coll_rd_plan(r, n, st[r]);
+		at[r] = 0;
+		mask[r] = 1ull << r;
+		fp[r] = 1000 + (uint64_t)r;
+		if (ns[r] < 1 || ns[r] > lg + 2) {
+			snprintf(why, whylen, "n=%d rank %d: %d steps", n, r, ns[r]);
+			return 1;
+		}
+	}
+	do {
+		moved = 0;
+		for (r = 0; r < n; r++) {
+			const struct coll_rd_step *a, *b;
+			int p;
+
+			if (at[r] >= ns[r])
+				continue;
+			a = &st[r][at[r]];
+			p = a->peer;
+			if (p < 0 || p >= n || p == r || at[p] >= ns[p])
+				continue;
+			b = &st[p][at[p]];
+			if (b->peer != r || b->round != a->round)
+				continue;
+			if (a->act == RD_XCHG && b->act == RD_XCHG) {
+				uint64_t lo = r < p ? fp[r] : fp[p];
+				uint64_t hi = r < p ? fp[p] : fp[r];
+
+				if (mask[r] & mask[p]) {
+					snprintf(why, whylen, "n=%d: ranks %d and %d combine overlapping partials", n, r, p);
+					return 1;
+				}
+				mask[r] = mask[p] = mask[r] | mask[p];
+				fp[r] = fp[p] = comb(lo, hi);
+				if (a->last != b->last) {
+					snprintf(why, whylen, "n=%d: ranks %d and %d disagree on the last step", n, r, p);
+					return 1;
+				}
+			} else if ((a->act == RD_SEND && b->act == RD_REDUCE) ||
+				   (a->act == RD_RESULT && b->act == RD_TAKE)) {
+				if (a->act == RD_SEND) {
+					if (mask[r] & mask[p] || p < r) {
+						snprintf(why, whylen, "n=%d: the fold %d -> %d", n, r, p);
+						return 1;
+					}
+					mask[p] |= mask[r];
+					fp[p] = comb(fp[r], fp[p]);
+				} else {
+					mask[p] = mask[r];
+					fp[p] = fp[r];
+				}
+			} else {
+				continue;	/* p's step waits for another */
+			}
+			at[r]++;
+			at[p]++;
+			moved = 1;
+		}
+	} while (moved);
+	for (r = 0; r < n; r++) {
+		if (at[r] != ns[r]) {
+			snprintf(why, whylen, "n=%d: rank %d stuck at step %d of %d", n, r, at[r], ns[r]);
+			return 1;
+		}
+		if (mask[r] != (n == 64 ? ~0ull : (1ull << n) - 1) || fp[r] != fp[0]) {
+			snprintf(why, whylen, "n=%d: rank %d ends with another result", n, r);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void test_rd(void)
+{
+	char why[160] = "";
+	int n, bad = 0;
+
+	for (n = 2; n <= RDMAX && !bad; n++)
+		bad = rd_run(n, why, sizeof(why));
+	tap_ok(!bad, "recursive doubling, 2..%d ranks: no rank waits forever, each result counts every rank once, all ranks combine in the same order%s%s",
+	       RDMAX, bad ? ": " : "", why);
+	/* alpha 10 us, 12500 bytes/us (100 Gbit/s) */
+	tap_ok(coll_rd_crossover(2, 10, 12500, 1 << 18) == 1 << 18 &&
+	       coll_rd_crossover(2, 0, 12500, 1 << 18) == 1 << 18,
+	       "crossover, 2 ranks: the cap (the same bytes in fewer messages)");
+	tap_ok(coll_rd_crossover(4, 10, 12500, 1 << 30) == 1000000 &&
+	       coll_rd_crossover(4, 10, 12500, 1 << 18) == 1 << 18 &&
+	       coll_rd_crossover(3, 10, 12500, 1 << 30) == 75000 &&
+	       coll_rd_crossover(8, 10, 12500, 1 << 30) == 1100000,
+	       "crossover, 3, 4 and 8 ranks: alpha B (2(n-1) - s) / (s - 2(n-1)/n), capped");
+	tap_ok(coll_rd_crossover(1, 10, 12500, 1 << 18) == 0 &&
+	       coll_rd_crossover(4, 0, 12500, 1 << 18) == 0 &&
+	       coll_rd_crossover(4, 10, 0, 1 << 18) == 0 &&
+	       coll_rd_crossover(4, -1, 12500, 1 << 18) == 0,
+	       "crossover: none for 1 rank, no latency, no bandwidth or a negative latency");
+}
+
 int main(void)
 {
-	tap_plan(5 + 10 + 6 + 2 + 2);
+	tap_plan(5 + 10 + 6 + 2 + 2 + 4);
 	test_half();
 	test_reduce();
 	test_plans();
 	test_chunks();
 	test_view();
+	test_rd();
 	return tap_done();
 }

@@ -251,15 +251,25 @@ int perf_coll_run(struct perf *p)
 			(uint32_t)(p->o.timeout * 1000);
 	if (!co.timeout_ms)
 		co.timeout_ms = 1;
+	if (p->o.mesh)
+		co.flags = R2CC_COMM_MESH;
 	ret = r2cc_comm_init(p->ctx, p->boot, &co, &comm);
 	if (ret)
 		die_op("r2cc_comm_init", ret, NULL);
 	c.rank = r2cc_comm_rank(comm);
 	c.n = r2cc_comm_size(comm);
-	if (!c.rank)
-		printf("%s: --coll %s on %d ranks via %s, libr2cc %s, %d NICs\n",
+	if (!c.rank) {
+		struct r2cc_comm_stats st = { .size = sizeof(st) };
+
+		r2cc_comm_stats(comm, &st);
+		printf("%s: --coll %s on %d ranks via %s, libr2cc %s, %d NICs",
 		       PERF_NAME, perf_coll_name(c.kind), c.n, p->o.root_desc,
 		       r2cc_version(), r2cc_nic_count(p->ctx));
+		if (p->o.mesh)
+			printf(", mesh: allreduce by recursive doubling up to %llu bytes",
+			       (unsigned long long)st.rd_max);
+		printf("\n");
+	}
 	for (i = 0; i < p->o.nsizes; i++)
 		phase(p, comm, &c, p->o.sizes[i]);
 	/* collective: returns once every rank is done with the ring */

@@ -30,6 +30,9 @@ static const char usage[] =
 "                       reduce (root 0) of int32, SIZE bytes in the largest\n"
 "                       buffer as nccl-tests counts them; median time, algbw\n"
 "                       and busbw; --iters per size (default 10)\n"
+"      --mesh           --coll on a communicator with the mesh\n"
+"                       (R2CC_COMM_MESH): small allreduces by recursive\n"
+"                       doubling\n"
 "\n"
 "Messages:\n"
 "  -s, --size BYTES     message size, suffixes K, M, G (x1024); default\n"
@@ -373,12 +376,14 @@ enum {
 	OPT_TIMELINE, OPT_CSV, OPT_AT, OPT_TIMEOUT, OPT_ROOT, OPT_RANK,
 	OPT_WORLD, OPT_CHUNK, OPT_STALL, OPT_DEPTH, OPT_PEER_TIMEOUT,
 	OPT_TCP, OPT_NICS, OPT_CTRL_IF, OPT_NO_KMOD, OPT_VERSION, OPT_COLL,
+	OPT_MESH,
 };
 
 static const struct option longopts[] = {
 	{ "bw", no_argument, NULL, OPT_BW },
 	{ "lat", no_argument, NULL, OPT_LAT },
 	{ "coll", required_argument, NULL, OPT_COLL },
+	{ "mesh", no_argument, NULL, OPT_MESH },
 	{ "size", required_argument, NULL, 's' },
 	{ "sweep", required_argument, NULL, OPT_SWEEP },
 	{ "iters", required_argument, NULL, 'n' },
@@ -463,6 +468,9 @@ void perf_parse_args(int argc, char **argv, struct perf_opts *o)
 				o->coll = parse_coll(optarg);
 			break;
 		}
+		case OPT_MESH:
+			o->mesh = 1;
+			break;
 		case 's':
 			o->sizes[0] = get_bytes(f, optarg, 1, PERF_MAX_MSG);
 			o->nsizes = 1;
@@ -595,6 +603,8 @@ void perf_parse_args(int argc, char **argv, struct perf_opts *o)
 	if (window_set && o->mode == PERF_LAT)
 		usage_err("--window applies to --bw only (--lat keeps one "
 			  "message in flight)");
+	if (o->mesh && o->mode != PERF_COLL)
+		usage_err("--mesh applies to --coll only");
 	if (o->mode == PERF_COLL) {
 		if (window_set)
 			usage_err("--window applies to --bw only (--coll runs "

@@ -74,6 +74,7 @@ struct perf_opts {
 	const char *nics;
 	const char *ctrl_if;
 	int no_kmod;
+	int mesh;		/* --mesh: R2CC_COMM_MESH */
 };
 
 /* options.c: fills @o or exits (0 for --help/--version, 2 for errors). */
