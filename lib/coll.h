@@ -90,9 +90,11 @@ void coll_chunk(size_t count, int nchunks, int c, size_t *off, size_t *len);
 int coll_view_rank(enum coll_kind kind, int rank, int n, int step, bool send);
 
 /*
- * Recursive doubling (coll_rd.c): an allreduce in ceil(log2 n) exchanges
- * rather than the ring's 2 (n - 1) steps, for messages small enough that
- * the per-message latency dominates.  One step of one rank:
+ * The latency-bound algorithms (coll_rd.c), for messages small enough
+ * that the per-message latency dominates: allreduce by recursive
+ * doubling, in ceil(log2 n) exchanges rather than the ring's 2 (n - 1)
+ * steps, and broadcast and reduce by binomial trees, ceil(log2 n) steps
+ * rather than the chain's n - 1.  One step of one rank:
  */
 enum coll_rd_act {
 	RD_SEND = 1,	/* send the partial result to @peer (fold) */
@@ -114,6 +116,9 @@ struct coll_rd_step {
 
 /* The steps of rank @rank of @n (n >= 2) into @steps; returns the count. */
 int coll_rd_plan(int rank, int n, struct coll_rd_step *steps);
+/* The same for a broadcast or reduce from @root by a binomial tree. */
+int coll_tree_plan(enum coll_kind kind, int rank, int n, int root,
+		   struct coll_rd_step *steps);
 /*
  * The largest allreduce, in bytes, for which the cost model prefers
  * recursive doubling to the ring on @n ranks, each with @bytes_per_us of

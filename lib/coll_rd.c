@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
 /*
- * Recursive doubling: the latency-bound allreduce, for small messages on
- * a communicator with the collectives' mesh (R2CC_COMM_MESH).
+ * The latency-bound algorithms, for small messages on a communicator with
+ * the collectives' mesh (R2CC_COMM_MESH): allreduce by recursive
+ * doubling, broadcast and reduce by binomial trees (coll_tree_plan).
  *
- * With p the largest power of two not above n and r = n - p, ranks
- * 0, 2, .. 2r - 2 first fold their data into the rank above them and sit
- * out; the p ranks left (numbered v = 0..p-1) exchange partial results
- * with the rank whose v differs in bit k, for k = 0..log2(p) - 1, and
- * combine them; then the folded ranks are sent the result.  That is
- * log2(p) steps (two more when n is not a power of two) of the whole
- * message each, against the ring's 2 (n - 1) steps of 1/n of it: fewer
- * message latencies, more bytes (Thakur, Rabenseifner and Gropp,
- * "Optimization of Collective Communication Operations in MPICH", 2005).
+ * Recursive doubling: with p the largest power of two not above n and
+ * r = n - p, ranks 0, 2, .. 2r - 2 first fold their data into the rank
+ * above them and sit out; the p ranks left (numbered v = 0..p-1)
+ * exchange partial results with the rank whose v differs in bit k, for
+ * k = 0..log2(p) - 1, and combine them; then the folded ranks are sent
+ * the result.  That is log2(p) steps (two more when n is not a power of
+ * two) of the whole message each, against the ring's 2 (n - 1) steps of
+ * 1/n of it: fewer message latencies, more bytes (Thakur, Rabenseifner
+ * and Gropp, "Optimization of Collective Communication Operations in
+ * MPICH", 2005).
  *
  * Every combine is "the lower rank's partial OP the higher rank's", so
  * both ends of an exchange compute the same bits, and every rank ends
@@ -57,6 +59,49 @@ int coll_rd_plan(int rank, int n, struct coll_rd_step *steps)
 	if (rank < 2 * r)
 		steps[ns++] = (struct coll_rd_step){ .peer = (int16_t)(rank - 1),
 			.act = RD_RESULT, .round = (uint8_t)(lg + 1) };
+	return ns;
+}
+
+/*
+ * Binomial trees for broadcast and reduce of one slice: ceil(log2 n)
+ * steps where the chain takes n - 1.  With v = rank - root (mod n), a
+ * broadcast rank receives from v minus its lowest set bit, then sends to
+ * v + 2^k for each 2^k below that bit, largest first; a reduce runs the
+ * same tree backwards, each rank combining what its children send, its
+ * own partial first, before it sends to its parent.  A message between
+ * v and v + 2^k is round k at both ends.
+ */
+int coll_tree_plan(enum coll_kind kind, int rank, int n, int root,
+		   struct coll_rd_step *steps)
+{
+	int v = (rank - root + n) % n, mask = 1, k = 0, ns = 0, top;
+
+	while (mask < n && !(v & mask))
+		mask <<= 1, k++;
+	top = k;		/* v's lowest set bit; n's width for the root */
+	if (kind == COLL_BROADCAST) {
+		if (v)
+			steps[ns++] = (struct coll_rd_step){
+				.peer = (int16_t)((v - mask + root) % n),
+				.act = RD_TAKE, .round = (uint8_t)k };
+		for (k = top - 1; k >= 0; k--)
+			if (v + (1 << k) < n)
+				steps[ns++] = (struct coll_rd_step){
+					.peer = (int16_t)((v + (1 << k) + root) % n),
+					.act = RD_RESULT, .round = (uint8_t)k };
+		return ns;
+	}
+	for (k = 0; k < top; k++)
+		if (v + (1 << k) < n)
+			steps[ns++] = (struct coll_rd_step){
+				.peer = (int16_t)((v + (1 << k) + root) % n),
+				.act = RD_REDUCE, .round = (uint8_t)k };
+	if (v)
+		steps[ns++] = (struct coll_rd_step){
+			.peer = (int16_t)((v - mask + root) % n),
+			.act = RD_SEND, .round = (uint8_t)top };
+	else if (ns)
+		steps[ns - 1].last = true;
 	return ns;
 }
 
@@ -182,7 +227,9 @@ int coll_rd_step(struct r2cc_coll *q)
 		const struct coll_rd_step *st = &q->rd[q->rd_at];
 
 		if (!q->rd_posted) {
-			if (!q->rd_at)
+			/* a broadcast's input is the root's alone */
+			if (!q->rd_at && (q->kind != COLL_BROADCAST ||
+					  c->rank == q->root))
 				memcpy(acc(q), q->src, q->count * q->esize);
 			ret = rd_post(q, st);
 			if (ret)
@@ -201,6 +248,8 @@ int coll_rd_step(struct r2cc_coll *q)
 		q->rd_at++;
 		q->rd_posted = false;
 	}
-	memcpy(q->dst, acc(q), q->count * q->esize);
+	/* a reduce's result is the root's alone */
+	if (q->kind != COLL_REDUCE || c->rank == q->root)
+		memcpy(q->dst, acc(q), q->count * q->esize);
 	return 1;
 }

@@ -467,13 +467,16 @@ static int coll_prepare(struct r2cc_coll *q)
 	int i, par = 0;
 
 	/* the same choice on every rank: it depends on the call and rd_max */
-	if (q->kind == COLL_ALLREDUCE && c->cto && c->n > 1 &&
+	if ((q->kind == COLL_ALLREDUCE || q->kind == COLL_BROADCAST ||
+	     q->kind == COLL_REDUCE) && c->cto && c->n > 1 &&
 	    q->count * q->esize <= c->rd_max) {
 		q->algo = COLL_ALGO_RD;
 		q->rd = calloc(COLL_RD_MAX_STEPS, sizeof(*q->rd));
 		if (!q->rd)
 			return -ENOMEM;
-		q->nsteps = coll_rd_plan(c->rank, c->n, q->rd);
+		q->nsteps = q->kind == COLL_ALLREDUCE ?
+			coll_rd_plan(c->rank, c->n, q->rd) :
+			coll_tree_plan(q->kind, c->rank, c->n, q->root, q->rd);
 		return 0;
 	}
 	q->steps = calloc(2 * (size_t)c->n, sizeof(*q->steps));

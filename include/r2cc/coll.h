@@ -84,7 +84,8 @@ struct r2cc_comm_opts {
  * more connections each way per rank): one mesh for r2cc_send(),
  * r2cc_recv() and r2cc_alltoall(), one for the collectives, whose small
  * allreduces then go by recursive doubling, in ceil(log2 n) steps rather
- * than the ring's 2 (n - 1).  How small: a cost model's choice from the
+ * than the ring's 2 (n - 1), and small broadcasts and reduces by binomial
+ * trees, ceil(log2 n) steps rather than the chain's n - 1.  How small: a cost model's choice from the
  * NICs' bandwidth and $R2CC_COLL_ALPHA_US (latency per message, default
  * 10), or $R2CC_COLL_RD_MAX bytes (0: never); at most the slice size.
  * Ranks agree on it at r2cc_comm_init() (the smallest of theirs).
@@ -111,8 +112,8 @@ struct r2cc_comm_stats {
 	uint64_t failovers;	/* rail failures both connections handled */
 	uint64_t resent_bytes;	/* sent again after a rail failed */
 	uint64_t tcp_bytes;	/* carried by the TCP fallback, both ways */
-	uint64_t colls_rd;	/* of colls, allreduces by recursive doubling */
-	uint64_t rd_max;	/* the largest such allreduce, bytes (0: none) */
+	uint64_t colls_rd;	/* of colls, by recursive doubling or a tree */
+	uint64_t rd_max;	/* the largest such, bytes (0: none) */
 };
 
 /*

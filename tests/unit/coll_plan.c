@@ -546,15 +546,102 @@ static int rd_run(int n, char *why, size_t whylen)
 	return 0;
 }
 
+/*
+ * A binomial tree (coll_tree_plan) for @kind on @n ranks from @root, run
+ * pairwise as rd_run runs recursive doubling: a broadcast ends with the
+ * root's value everywhere, a reduce with every rank counted once at the
+ * root, and no rank waits forever.
+ */
+static int tree_run(enum coll_kind kind, int n, int root, char *why,
+		    size_t whylen)
+{
+	struct coll_rd_step st[RDMAX][COLL_RD_MAX_STEPS];
+	uint64_t mask[RDMAX];
+	int ns[RDMAX], at[RDMAX], r, moved, lg = 0, lasts = 0;
+
+	while ((1 << lg) < n)
+		lg++;
+	for (r = 0; r < n; r++) {
+		ns[r] = coll_tree_plan(kind, r, n, root, st[r]);
+		at[r] = 0;
+		mask[r] = kind == COLL_BROADCAST ? (r == root) : 1ull << r;
+		if (ns[r] < 1 || ns[r] > lg + 1) {
+			snprintf(why, whylen, "kind %d n=%d root %d rank %d: %d steps",
+				 kind, n, root, r, ns[r]);
+			return 1;
+		}
+	}
+	do {
+		moved = 0;
+		for (r = 0; r < n; r++) {
+			const struct coll_rd_step *a, *b;
+			int p;
+
+			if (at[r] >= ns[r])
+				continue;
+			a = &st[r][at[r]];
+			p = a->peer;
+			if (p < 0 || p >= n || p == r || at[p] >= ns[p])
+				continue;
+			b = &st[p][at[p]];
+			if (b->peer != r || b->round != a->round)
+				continue;
+			if (a->act == RD_RESULT && b->act == RD_TAKE)
+				mask[p] = mask[r];
+			else if (a->act == RD_SEND && b->act == RD_REDUCE) {
+				if (mask[r] & mask[p]) {
+					snprintf(why, whylen, "reduce n=%d root %d: %d and %d overlap",
+						 n, root, r, p);
+					return 1;
+				}
+				mask[p] |= mask[r];
+				lasts += b->last;
+			} else {
+				continue;
+			}
+			at[r]++;
+			at[p]++;
+			moved = 1;
+		}
+	} while (moved);
+	for (r = 0; r < n; r++)
+		if (at[r] != ns[r]) {
+			snprintf(why, whylen, "kind %d n=%d root %d: rank %d stuck at step %d of %d",
+				 kind, n, root, r, at[r], ns[r]);
+			return 1;
+		}
+	for (r = 0; r < n; r++)
+		if ((kind == COLL_BROADCAST && mask[r] != 1) ||
+		    (kind == COLL_REDUCE && r == root &&
+		     (mask[r] != (1ull << n) - 1 || lasts != 1))) {
+			snprintf(why, whylen, "kind %d n=%d root %d: rank %d ends wrong",
+				 kind, n, root, r);
+			return 1;
+		}
+	return 0;
+}
+
 static void test_rd(void)
 {
 	char why[160] = "";
-	int n, bad = 0;
+	int n, k, root, bad = 0;
 
 	for (n = 2; n <= RDMAX && !bad; n++)
 		bad = rd_run(n, why, sizeof(why));
 	tap_ok(!bad, "recursive doubling, 2..%d ranks: no rank waits forever, each result counts every rank once, all ranks combine in the same order%s%s",
 	       RDMAX, bad ? ": " : "", why);
+	for (k = 0; k < 2; k++) {
+		enum coll_kind kind = k ? COLL_REDUCE : COLL_BROADCAST;
+
+		bad = 0;
+		for (n = 2; n <= RDMAX && !bad; n++)
+			for (root = 0; root < n && !bad; root++)
+				bad = tree_run(kind, n, root, why, sizeof(why));
+		tap_ok(!bad, "binomial %s, 2..%d ranks, every root: at most ceil(log2 n) + 1 steps, no rank waits forever, %s%s%s",
+		       k ? "reduce" : "broadcast", RDMAX,
+		       k ? "the root counts every rank once" : "every rank ends with the root's data",
+		       bad ? ": " : "", why);
+	}
 	/* alpha 10 us, 12500 bytes/us (100 Gbit/s) */
 	tap_ok(coll_rd_crossover(2, 10, 12500, 1 << 18) == 1 << 18 &&
 	       coll_rd_crossover(2, 0, 12500, 1 << 18) == 1 << 18,
@@ -573,7 +660,7 @@ static void test_rd(void)
 
 int main(void)
 {
-	tap_plan(5 + 10 + 6 + 2 + 2 + 4);
+	tap_plan(5 + 10 + 6 + 2 + 2 + 6);
 	test_half();
 	test_reduce();
 	test_plans();
