@@ -5,7 +5,8 @@
 # communicator's counters show the failovers the transport absorbed.  Both
 # ranks adopt the same views of the cluster at the same collectives: the
 # cut shows node0's bandwidth falling by a NIC and coming back; the black
-# hole (ports up) leaves it as it was.  A rank killed mid-collective makes
+# hole (ports up) leaves it as it was.  Small allreduces by recursive
+# doubling on a mesh survive the cut too.  A rank killed mid-collective makes
 # the other's fail with -ECONNRESET within seconds, whichever one died.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/coll.sh"
@@ -76,6 +77,26 @@ killed() {
 
 fault "carrier cut" cut
 fault "black hole" hole
+
+# Small allreduces by recursive doubling (a mesh communicator: on two
+# ranks every allreduce up to the slice goes that way) while node0's
+# first rail is cut: each exact, none fails, all by recursive doubling.
+coll_start 2 "COLL_MESH=1" -l 600 -s 4096
+run_ok "recursive doubling, carrier cut: both ranks reducing" coll_streaming
+sleep 1
+cut
+coll_wait
+for i in 0 1; do
+	ok "$([ "$(coll_field $i bad)" = 0 ] && [ "$(coll_field $i error)" = 0 ] &&
+		[ "$(coll_field $i iters)" = 600 ] && [ "$(coll_field $i rd)" = 600 ] &&
+		echo 1)" \
+		"recursive doubling, carrier cut: rank $i: $(coll_field $i iters) allreduces of 4 KiB, $(coll_field $i rd) by recursive doubling, $(coll_field $i bad) wrong elements, error $(coll_field $i error)"
+done
+f0=$(coll_field 0 failovers)
+ok "$([ "${f0:-0}" -ge 1 ] && echo 1)" \
+	"recursive doubling, carrier cut: rank 0's connection failed over ($f0 failovers) in $(coll_field 0 seconds) s"
+[ "$_tap_failed" = 0 ] || diag "$(tail -n 20 "$CO_DIR/0.log")"
+coll_cleanup
 killed 1 0
 killed 0 1
 tb_finish
