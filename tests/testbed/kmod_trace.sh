@@ -60,6 +60,12 @@ if tb_exec node0 sh -c 'command -v bpftrace' >/dev/null; then
 		sleep 0.1
 	done
 	tb_exec node0 pkill -INT -x bpftrace
+	# It has taken 140 s to exit after SIGINT once (CI, 6.12): 10 s, then KILL.
+	for ((t = 0; t < 100; t++)); do
+		kill -0 "$bpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$bpid" 2>/dev/null && tb_exec node0 pkill -KILL -x bpftrace
 	wait "$bpid"
 	ok "$(grep -Eq '^[0-9]+ +rxe0 +1 +1 +4->1 ' "$bt" && grep -q ' 1->4 ' "$bt" && echo 1)" \
 		"bpftrace script prints the down and the up"
