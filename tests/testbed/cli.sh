@@ -69,4 +69,17 @@ done
 ok "$(tb console node0 --lines 200 | grep -q 'r2cc-node: node0 ready' && echo 1)" \
 	"console shows node0's boot log"
 is "$(tb status | grep -c ': running')" "$TB_NODES" "status lists every node running"
+
+# tb-rsh: one node runs a command in another through the other's agent.
+RSH=$R2CC_REPO/tools/testbed/guest/tb-rsh
+is "$(tb_exec node0 "$RSH" -x 198.19.1.2 'echo $(hostname)' 2>&1)" node1 \
+	"tb-rsh from node0 runs a shell command in node1 (options ignored)"
+tb_exec node0 "$RSH" 198.19.1.2 'exit 7' >/dev/null 2>&1
+is "$?" 7 "tb-rsh exits with the remote command's status"
+out=$(tb_exec node0 "$RSH" 198.19.1.2 2>&1)
+ok "$([ $? = 2 ] && grep -q '^tb-rsh ' <<<"$out" && echo 1)" \
+	"tb-rsh without a command: usage, exit 2"
+out=$(tb_exec node0 "$RSH" 198.19.1.99 true 2>&1)
+ok "$([ $? = 255 ] && grep -q '198.19.1.99' <<<"$out" && echo 1)" \
+	"tb-rsh to an address with no agent: a message, exit 255 ($out)"
 tb_finish

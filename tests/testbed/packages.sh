@@ -38,13 +38,16 @@ debs=
 for p in $pkgs; do debs+=" $(ls "$work/${p}_${ver}"_*.deb)"; done
 
 # The node's module tree is the testbed kernel's, read-only: an overlay
-# lets DKMS install into it, as on a real node's disk.
+# lets DKMS install into it, as on a real node's disk.  Its 'build' link
+# to the headers (which linux-headers-* makes on a real node) is missing,
+# and without it DKMS only adds the module and builds nothing.
 # The node's /dev is a bare devtmpfs: /dev/fd (dkms' <(...)) is udev's.
 run_ok "a writable module tree in node0" tb_exec node0 sh -c "set -e
 	[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
 	rmmod r2cc 2>/dev/null || true
 	d=/tmp/r2cc-deb; mkdir -p \$d/u \$d/w
-	mount -t overlay overlay -o lowerdir=/lib/modules/$k,upperdir=\$d/u,workdir=\$d/w /lib/modules/$k"
+	mount -t overlay overlay -o lowerdir=/lib/modules/$k,upperdir=\$d/u,workdir=\$d/w /lib/modules/$k
+	ln -sfn /usr/src/linux-headers-$k /lib/modules/$k/build"
 t0=$(date +%s)
 out=$(TB_TIMEOUT=900 tb_exec node0 env DEBIAN_FRONTEND=noninteractive \
 	dpkg -i $debs 2>&1)
