@@ -450,14 +450,21 @@ static void test_view(void)
 }
 
 /*
- * Recursive doubling (coll_rd.c), 2..32 ranks: the programs are run
- * pairwise, a step completing only when its partner's matching step runs
- * (as a send waits for its receive).  Each partial is the set of ranks
- * in it and a fingerprint of the order they were combined in: every rank
- * must finish, with every rank counted once, and the same fingerprint as
- * every other rank (the same bits for a non-commutative combine).
+ * The latency-bound programs (coll_rd.c), 2..32 ranks, run pairwise: a
+ * step completes only when its partner's matching step runs (as a send
+ * waits for its receive).  Each partial is the set of ranks in it and a
+ * fingerprint of the order they were combined in, lower rank first, as
+ * the engine combines.
  */
 #define RDMAX 32
+
+struct sim {
+	int n, lasts;		/* lasts: combines marked last */
+	bool fold_up;		/* every RD_SEND goes to a higher rank */
+	int ns[RDMAX], at[RDMAX];
+	uint64_t mask[RDMAX], fp[RDMAX];
+	struct coll_rd_step st[RDMAX][COLL_RD_MAX_STEPS];
+};
 
 static uint64_t comb(uint64_t lo, uint64_t hi)
 {
@@ -465,157 +472,141 @@ static uint64_t comb(uint64_t lo, uint64_t hi)
 	       (lo >> 29);
 }
 
-static int rd_run(int n, char *why, size_t whylen)
+/* @p's partial combined into @r's ("lower OP higher"); 1 if they overlap. */
+static int sim_combine(struct sim *s, int r, int p)
 {
-	struct coll_rd_step st[RDMAX][COLL_RD_MAX_STEPS];
-	uint64_t mask[RDMAX], fp[RDMAX];
-	int ns[RDMAX], at[RDMAX], r, moved, lg = 0;
+	if (s->mask[r] & s->mask[p])
+		return 1;
+	s->mask[r] |= s->mask[p];
+	s->fp[r] = r < p ? comb(s->fp[r], s->fp[p]) : comb(s->fp[p], s->fp[r]);
+	return 0;
+}
 
-	while ((1 << (lg + 1)) <= n)
-		lg++;
-	for (r = 0; r < n; r++) {
-		ns[r] = coll_rd_plan(r, n, st[r]);
-		at[r] = 0;
-		mask[r] = 1ull << r;
-		fp[r] = 1000 + (uint64_t)r;
-		if (ns[r] < 1 || ns[r] > lg + 2) {
-			snprintf(why, whylen, "n=%d rank %d: %d steps", n, r, ns[r]);
-			return 1;
-		}
-	}
+/* Run @s's programs as far as they go; 0 if every rank finished. */
+static int sim_run(struct sim *s, const char *what, char *why, size_t whylen)
+{
+	int r, moved;
+
 	do {
 		moved = 0;
-		for (r = 0; r < n; r++) {
+		for (r = 0; r < s->n; r++) {
 			const struct coll_rd_step *a, *b;
 			int p;
 
-			if (at[r] >= ns[r])
+			if (s->at[r] >= s->ns[r])
 				continue;
-			a = &st[r][at[r]];
+			a = &s->st[r][s->at[r]];
 			p = a->peer;
-			if (p < 0 || p >= n || p == r || at[p] >= ns[p])
+			if (p < 0 || p >= s->n || p == r || s->at[p] >= s->ns[p])
 				continue;
-			b = &st[p][at[p]];
+			b = &s->st[p][s->at[p]];
 			if (b->peer != r || b->round != a->round)
 				continue;
 			if (a->act == RD_XCHG && b->act == RD_XCHG) {
-				uint64_t lo = r < p ? fp[r] : fp[p];
-				uint64_t hi = r < p ? fp[p] : fp[r];
-
-				if (mask[r] & mask[p]) {
-					snprintf(why, whylen, "n=%d: ranks %d and %d combine overlapping partials", n, r, p);
+				if (sim_combine(s, r, p)) {
+					snprintf(why, whylen, "%s: ranks %d and %d combine overlapping partials", what, r, p);
 					return 1;
 				}
-				mask[r] = mask[p] = mask[r] | mask[p];
-				fp[r] = fp[p] = comb(lo, hi);
+				/* both ends compute the same */
+				s->mask[p] = s->mask[r];
+				s->fp[p] = s->fp[r];
 				if (a->last != b->last) {
-					snprintf(why, whylen, "n=%d: ranks %d and %d disagree on the last step", n, r, p);
+					snprintf(why, whylen, "%s: ranks %d and %d disagree on the last step", what, r, p);
 					return 1;
 				}
-			} else if ((a->act == RD_SEND && b->act == RD_REDUCE) ||
-				   (a->act == RD_RESULT && b->act == RD_TAKE)) {
-				if (a->act == RD_SEND) {
-					if (mask[r] & mask[p] || p < r) {
-						snprintf(why, whylen, "n=%d: the fold %d -> %d", n, r, p);
-						return 1;
-					}
-					mask[p] |= mask[r];
-					fp[p] = comb(fp[r], fp[p]);
-				} else {
-					mask[p] = mask[r];
-					fp[p] = fp[r];
+			} else if (a->act == RD_SEND && b->act == RD_REDUCE) {
+				if ((s->fold_up && p < r) || sim_combine(s, p, r)) {
+					snprintf(why, whylen, "%s: the partial %d -> %d", what, r, p);
+					return 1;
 				}
+				s->lasts += b->last;
+			} else if (a->act == RD_RESULT && b->act == RD_TAKE) {
+				s->mask[p] = s->mask[r];
+				s->fp[p] = s->fp[r];
 			} else {
 				continue;	/* p's step waits for another */
 			}
-			at[r]++;
-			at[p]++;
+			s->at[r]++;
+			s->at[p]++;
 			moved = 1;
 		}
 	} while (moved);
-	for (r = 0; r < n; r++) {
-		if (at[r] != ns[r]) {
-			snprintf(why, whylen, "n=%d: rank %d stuck at step %d of %d", n, r, at[r], ns[r]);
+	for (r = 0; r < s->n; r++)
+		if (s->at[r] != s->ns[r]) {
+			snprintf(why, whylen, "%s: rank %d stuck at step %d of %d",
+				 what, r, s->at[r], s->ns[r]);
 			return 1;
 		}
-		if (mask[r] != (n == 64 ? ~0ull : (1ull << n) - 1) || fp[r] != fp[0]) {
-			snprintf(why, whylen, "n=%d: rank %d ends with another result", n, r);
-			return 1;
-		}
-	}
 	return 0;
 }
 
 /*
- * A binomial tree (coll_tree_plan) for @kind on @n ranks from @root, run
- * pairwise as rd_run runs recursive doubling: a broadcast ends with the
- * root's value everywhere, a reduce with every rank counted once at the
- * root, and no rank waits forever.
+ * Recursive doubling on @n ranks: every rank finishes, with every rank
+ * counted once and the same fingerprint as every other rank (the same
+ * bits for a non-commutative combine).
  */
-static int tree_run(enum coll_kind kind, int n, int root, char *why,
-		    size_t whylen)
+static int rd_run(struct sim *s, int n, char *why, size_t whylen)
 {
-	struct coll_rd_step st[RDMAX][COLL_RD_MAX_STEPS];
-	uint64_t mask[RDMAX];
-	int ns[RDMAX], at[RDMAX], r, moved, lg = 0, lasts = 0;
+	char what[32];
+	int r, lg = 0;
 
-	while ((1 << lg) < n)
+	snprintf(what, sizeof(what), "n=%d", n);
+	memset(s, 0, sizeof(*s));
+	s->n = n;
+	s->fold_up = true;
+	while ((1 << (lg + 1)) <= n)
 		lg++;
 	for (r = 0; r < n; r++) {
-		ns[r] = coll_tree_plan(kind, r, n, root, st[r]);
-		at[r] = 0;
-		mask[r] = kind == COLL_BROADCAST ? (r == root) : 1ull << r;
-		if (ns[r] < 1 || ns[r] > lg + 1) {
-			snprintf(why, whylen, "kind %d n=%d root %d rank %d: %d steps",
-				 kind, n, root, r, ns[r]);
+		s->ns[r] = coll_rd_plan(r, n, s->st[r]);
+		s->mask[r] = 1ull << r;
+		s->fp[r] = 1000 + (uint64_t)r;
+		if (s->ns[r] < 1 || s->ns[r] > lg + 2) {
+			snprintf(why, whylen, "%s rank %d: %d steps", what, r, s->ns[r]);
 			return 1;
 		}
 	}
-	do {
-		moved = 0;
-		for (r = 0; r < n; r++) {
-			const struct coll_rd_step *a, *b;
-			int p;
-
-			if (at[r] >= ns[r])
-				continue;
-			a = &st[r][at[r]];
-			p = a->peer;
-			if (p < 0 || p >= n || p == r || at[p] >= ns[p])
-				continue;
-			b = &st[p][at[p]];
-			if (b->peer != r || b->round != a->round)
-				continue;
-			if (a->act == RD_RESULT && b->act == RD_TAKE)
-				mask[p] = mask[r];
-			else if (a->act == RD_SEND && b->act == RD_REDUCE) {
-				if (mask[r] & mask[p]) {
-					snprintf(why, whylen, "reduce n=%d root %d: %d and %d overlap",
-						 n, root, r, p);
-					return 1;
-				}
-				mask[p] |= mask[r];
-				lasts += b->last;
-			} else {
-				continue;
-			}
-			at[r]++;
-			at[p]++;
-			moved = 1;
-		}
-	} while (moved);
+	if (sim_run(s, what, why, whylen))
+		return 1;
 	for (r = 0; r < n; r++)
-		if (at[r] != ns[r]) {
-			snprintf(why, whylen, "kind %d n=%d root %d: rank %d stuck at step %d of %d",
-				 kind, n, root, r, at[r], ns[r]);
+		if (s->mask[r] != (1ull << n) - 1 || s->fp[r] != s->fp[0]) {
+			snprintf(why, whylen, "%s: rank %d ends with another result", what, r);
 			return 1;
 		}
+	return 0;
+}
+
+/*
+ * A binomial tree (coll_tree_plan) for @kind on @n ranks from @root: a
+ * broadcast ends with the root's value everywhere, a reduce with every
+ * rank counted once at the root, its last combine marked last.
+ */
+static int tree_run(struct sim *s, enum coll_kind kind, int n, int root,
+		    char *why, size_t whylen)
+{
+	char what[48];
+	int r, lg = 0;
+
+	snprintf(what, sizeof(what), "kind %d n=%d root %d", kind, n, root);
+	memset(s, 0, sizeof(*s));
+	s->n = n;
+	while ((1 << lg) < n)
+		lg++;
+	for (r = 0; r < n; r++) {
+		s->ns[r] = coll_tree_plan(kind, r, n, root, s->st[r]);
+		s->mask[r] = kind == COLL_BROADCAST ? (r == root) : 1ull << r;
+		s->fp[r] = 1000 + (uint64_t)r;
+		if (s->ns[r] < 1 || s->ns[r] > lg + 1) {
+			snprintf(why, whylen, "%s rank %d: %d steps", what, r, s->ns[r]);
+			return 1;
+		}
+	}
+	if (sim_run(s, what, why, whylen))
+		return 1;
 	for (r = 0; r < n; r++)
-		if ((kind == COLL_BROADCAST && mask[r] != 1) ||
+		if ((kind == COLL_BROADCAST && s->mask[r] != 1) ||
 		    (kind == COLL_REDUCE && r == root &&
-		     (mask[r] != (1ull << n) - 1 || lasts != 1))) {
-			snprintf(why, whylen, "kind %d n=%d root %d: rank %d ends wrong",
-				 kind, n, root, r);
+		     (s->mask[r] != (1ull << n) - 1 || s->lasts != 1))) {
+			snprintf(why, whylen, "%s: rank %d ends wrong", what, r);
 			return 1;
 		}
 	return 0;
@@ -623,11 +614,12 @@ static int tree_run(enum coll_kind kind, int n, int root, char *why,
 
 static void test_rd(void)
 {
+	static struct sim s;
 	char why[160] = "";
 	int n, k, root, bad = 0;
 
 	for (n = 2; n <= RDMAX && !bad; n++)
-		bad = rd_run(n, why, sizeof(why));
+		bad = rd_run(&s, n, why, sizeof(why));
 	tap_ok(!bad, "recursive doubling, 2..%d ranks: no rank waits forever, each result counts every rank once, all ranks combine in the same order%s%s",
 	       RDMAX, bad ? ": " : "", why);
 	for (k = 0; k < 2; k++) {
@@ -636,7 +628,7 @@ static void test_rd(void)
 		bad = 0;
 		for (n = 2; n <= RDMAX && !bad; n++)
 			for (root = 0; root < n && !bad; root++)
-				bad = tree_run(kind, n, root, why, sizeof(why));
+				bad = tree_run(&s, kind, n, root, why, sizeof(why));
 		tap_ok(!bad, "binomial %s, 2..%d ranks, every root: at most ceil(log2 n) + 1 steps, no rank waits forever, %s%s%s",
 		       k ? "reduce" : "broadcast", RDMAX,
 		       k ? "the root counts every rank once" : "every rank ends with the root's data",
