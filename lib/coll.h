@@ -3,8 +3,9 @@
  * Layer 7, collectives, on top of the data API (r2cc_isend, r2cc_irecv,
  * r2cc_test): element arithmetic (coll_reduce.c), each rank's program of
  * steps (coll_plan.c), the communicator (coll_comm.c), the engine that
- * runs programs over the ring (coll_run.c) and recursive doubling over a
- * mesh for small allreduces (coll_rd.c).  Nothing below calls up here.
+ * runs programs over the ring (coll_run.c) and the latency-bound
+ * programs over a mesh for small allreduces, broadcasts and reduces
+ * (coll_rd.c).  Nothing below calls up here.
  */
 #ifndef R2CC_LIB_COLL_H
 #define R2CC_LIB_COLL_H
@@ -181,7 +182,7 @@ struct r2cc_comm {
 	struct r2cc_coll *all;		/* every request not yet freed */
 	uint32_t seq;
 	uint64_t done;			/* collectives completed */
-	uint64_t done_rd;		/* of them, by recursive doubling */
+	uint64_t done_rd;		/* of them, by coll_rd.c's programs */
 	int err;			/* sticks */
 	/* the agreed view (coll_view.c) */
 	int nnics;
@@ -197,7 +198,7 @@ struct r2cc_comm {
 	 */
 	struct r2cc_conn **to, **from;
 	struct r2cc_conn **cto, **cfrom;
-	size_t rd_max;			/* allreduces up to this: coll_rd.c */
+	size_t rd_max;			/* up to this many bytes: coll_rd.c */
 };
 
 /* The requests of a point-to-point operation (one, or an all-to-all's). */
@@ -268,6 +269,8 @@ int coll_rd_step(struct r2cc_coll *q);
 int coll_view_init(struct r2cc_comm *c);
 uint32_t coll_view_local(struct r2cc_comm *c);
 void coll_view_adopt(struct r2cc_coll *q);
+/* coll_comm.c: close @conns[0..@n) that are open, NULL them (NULL: none). */
+void coll_close_all(struct r2cc_conn **conns, int n);
 /* coll_comm.c: connect to the ranks of @dst, accept @nin, until all ready. */
 int coll_wire(struct r2cc_comm *c, struct r2cc_boot *boot, uint64_t primary,
 	      const int *dst, struct r2cc_conn **out, int nout,
@@ -276,8 +279,7 @@ int coll_wire(struct r2cc_comm *c, struct r2cc_boot *boot, uint64_t primary,
 int coll_mesh_connect(struct r2cc_comm *c, struct r2cc_boot *boot,
 		      uint64_t primary, uint32_t timeout_ms,
 		      struct r2cc_conn ***to, struct r2cc_conn ***from);
-void coll_mesh_close(struct r2cc_comm *c, struct r2cc_conn **to,
-		     struct r2cc_conn **from);
+
 void coll_p2p_run(struct r2cc_coll *q);
 void coll_p2p_free(struct r2cc_coll *q);
 void coll_free(struct r2cc_coll *q);

@@ -25,11 +25,11 @@ static int comm_tune(struct r2cc_ctx *ctx, uint32_t val, const char *env,
 	return r2cc_tune_u32(ctx, val, env, def, lo, hi, out);
 }
 
-static void close_all(struct r2cc_conn **conns, int n)
+void coll_close_all(struct r2cc_conn **conns, int n)
 {
 	int i;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; conns && i < n; i++) {
 		if (conns[i])
 			r2cc_conn_close(conns[i]);
 		conns[i] = NULL;
@@ -84,8 +84,8 @@ int coll_wire(struct r2cc_comm *c, struct r2cc_boot *boot, uint64_t primary,
 		r2cc_listener_close(l);
 	free(all);
 	if (ret) {
-		close_all(out, nout);
-		close_all(in, nin);
+		coll_close_all(out, nout);
+		coll_close_all(in, nin);
 	}
 	return ret;
 }
@@ -285,9 +285,10 @@ static void comm_free(struct r2cc_comm *c)
 		r2cc_conn_close(c->next);
 	if (c->prev && !c->cfrom)
 		r2cc_conn_close(c->prev);
-	if (c->cto)
-		coll_mesh_close(c, c->cto, c->cfrom);
-	coll_mesh_close(c, c->to, c->from);
+	coll_close_all(c->cto, c->n);
+	coll_close_all(c->cfrom, c->n);
+	coll_close_all(c->to, c->n);
+	coll_close_all(c->from, c->n);
 	while (c->all)
 		coll_free(c->all);
 	if (c->mr)

@@ -102,7 +102,7 @@ static int mesh_hello(struct r2cc_comm *c, struct r2cc_conn **to,
 		memset(from, 0, (size_t)n * sizeof(*from));
 		for (i = 0; i < n - 1; i++)
 			r2cc_conn_close(in[i]);
-		coll_mesh_close(c, to, NULL);
+		coll_close_all(to, n);
 	}
 	if (mr)
 		r2cc_mr_dereg(mr);
@@ -147,24 +147,6 @@ int coll_mesh_connect(struct r2cc_comm *c, struct r2cc_boot *boot,
 			 "communicator rank %d of %d: connecting the mesh: %s",
 			 c->rank, c->n, strerror(-ret));
 	return ret;
-}
-
-/* Close a mesh's connections (either array may be NULL). */
-void coll_mesh_close(struct r2cc_comm *c, struct r2cc_conn **to,
-		     struct r2cc_conn **from)
-{
-	int i;
-
-	for (i = 0; i < c->n; i++) {
-		if (to && to[i])
-			r2cc_conn_close(to[i]);
-		if (from && from[i])
-			r2cc_conn_close(from[i]);
-		if (to)
-			to[i] = NULL;
-		if (from)
-			from[i] = NULL;
-	}
 }
 
 /* A point-to-point request with room for @nreq transport requests. */
@@ -362,14 +344,15 @@ R2CC_EXPORT int r2cc_alltoall(struct r2cc_comm *c, const void *sendbuf,
 void coll_p2p_run(struct r2cc_coll *q)
 {
 	struct coll_p2p *p = q->p2p;
-	int err = q->err, j;
+	int err = q->err, left, j;
 
-	if (p2p_reap(p->req, p->nreq, p->nsend, p->want, &q->err))
-		return;
+	left = p2p_reap(p->req, p->nreq, p->nsend, p->want, &q->err);
 	if (!err && q->err == -EPROTO)
 		r2cc_log(q->comm->ctx, R2CC_LOG_ERROR,
 			 "point to point: a receive of %zu bytes met a send of another size",
 			 p->want);
+	if (left)
+		return;
 	for (j = 0; j < 2; j++)
 		if (p->mr[j]) {
 			r2cc_mr_dereg(p->mr[j]);

@@ -142,7 +142,7 @@ const char *coll_hdr_why(const struct r2cc_coll *q, const struct coll_hdr *h,
 	if ((int32_t)le32toh((uint32_t)h->root) != q->root)
 		return "another root";
 	if (h->algo != q->algo)
-		return "another algorithm (R2CC_ALGO or R2CC_COLL_ALPHA_US differ?)";
+		return "another algorithm (another libr2cc?)";
 	return NULL;
 }
 
