@@ -16,6 +16,8 @@
 
 #include <r2cc/coll.h>
 
+#include "coll_weight.h"
+
 /* ------------------------------------------------------- arithmetic */
 
 size_t coll_dtype_size(enum r2cc_dtype dt);	/* 0: not a dtype */
@@ -133,6 +135,7 @@ size_t coll_rd_crossover(int n, double alpha_us, double bytes_per_us,
 enum coll_algo {
 	COLL_ALGO_RING = 0,
 	COLL_ALGO_RD,
+	COLL_ALGO_WRING,	/* the ring with chunks weighted by the view */
 };
 
 /* What each slice message starts with; checked against the receiver's call. */
@@ -199,6 +202,13 @@ struct r2cc_comm {
 	struct r2cc_conn **to, **from;
 	struct r2cc_conn **cto, **cfrom;
 	size_t rd_max;			/* up to this many bytes: coll_rd.c */
+	/* the weighted ring: allowed (R2CC_ALGO), and the view's weights */
+	bool weighted;
+	bool w_uneven;			/* the weights differ: use them */
+	uint32_t w_seq;			/* the view they were computed from */
+	bool w_valid;
+	uint32_t *w;			/* n weights */
+	uint64_t done_w;		/* collectives by the weighted ring */
 };
 
 /* The requests of a point-to-point operation (one, or an all-to-all's). */
@@ -238,6 +248,8 @@ struct r2cc_coll {
 	/* the batch in progress: slices [b0, b0 + bn) of every step */
 	size_t b0, bn;
 	size_t recv_post, recv_done, send_post, send_done;
+	size_t *coff;			/* COLL_ALGO_WRING: chunk offsets, n + 1 */
+	bool started;			/* its geometry is set (coll_start) */
 	struct coll_p2p *p2p;		/* COLL_P2P */
 	struct coll_rd_step *rd;	/* COLL_ALGO_RD: its nsteps steps */
 	int rd_at;			/* the step in progress */

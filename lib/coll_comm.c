@@ -175,6 +175,54 @@ static int comm_stage(struct r2cc_comm *c)
 
 static void comm_free(struct r2cc_comm *c);
 
+static const char *const algo_names[] = {
+	[R2CC_COLL_ALGO_AUTO] = "auto",
+	[R2CC_COLL_ALGO_RING] = "ring",
+	[R2CC_COLL_ALGO_WEIGHTED] = "weighted",
+};
+
+/*
+ * The allreduce algorithm: the option, else $R2CC_ALGO, else auto; the
+ * same on every rank, or ranks would cut the data differently.
+ */
+static int comm_algo(struct r2cc_comm *c, struct r2cc_boot *boot,
+		     uint32_t opt)
+{
+	const char *env = getenv("R2CC_ALGO");
+	uint32_t mine = opt, *all;
+	int i, ret;
+
+	if (opt >= sizeof(algo_names) / sizeof(algo_names[0]))
+		return -EINVAL;
+	for (i = 0; !opt && env && *env && i < 3; i++)
+		if (!strcmp(env, algo_names[i]))
+			break;
+	if (!opt && env && *env && i == 3) {
+		r2cc_log(c->ctx, R2CC_LOG_ERROR,
+			 "R2CC_ALGO=%s: want auto, ring or weighted", env);
+		return -EINVAL;
+	}
+	if (!opt && env && *env)
+		mine = (uint32_t)i;
+	all = calloc((size_t)c->n, sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	ret = c->n > 1 ? r2cc_boot_allgather(boot, &mine, sizeof(mine), all) :
+			 0;
+	for (i = 0; i < c->n && !ret && c->n > 1; i++)
+		if (all[i] != mine) {
+			r2cc_log(c->ctx, R2CC_LOG_ERROR,
+				 "communicator rank %d: algorithm %s, rank %d's %s: every rank must choose the same (R2CC_ALGO)",
+				 c->rank, algo_names[mine], i,
+				 all[i] < 3 ? algo_names[all[i]] : "?");
+			ret = -EINVAL;
+		}
+	free(all);
+	c->weighted = mine != R2CC_COLL_ALGO_RING;
+	c->w = calloc((size_t)c->n, sizeof(*c->w));
+	return ret ? ret : c->w ? 0 : -ENOMEM;
+}
+
 R2CC_EXPORT int r2cc_comm_init(struct r2cc_ctx *ctx, struct r2cc_boot *boot,
 			       const struct r2cc_comm_opts *opts,
 			       struct r2cc_comm **out)
@@ -212,6 +260,8 @@ R2CC_EXPORT int r2cc_comm_init(struct r2cc_ctx *ctx, struct r2cc_boot *boot,
 		ret = -EINVAL;
 	if (!ret)
 		ret = coll_view_init(c);
+	if (!ret)
+		ret = comm_algo(c, boot, o.algo);
 	if (!ret && c->n > 1)
 		ret = comm_stage(c);
 	if (!ret && c->n > 1 && (o.flags & R2CC_COMM_MESH))
@@ -258,6 +308,7 @@ R2CC_EXPORT int r2cc_comm_stats(struct r2cc_comm *c, struct r2cc_comm_stats *st)
 	o.colls = c->done;
 	o.colls_rd = c->done_rd;
 	o.rd_max = c->rd_max;
+	o.colls_weighted = c->done_w;
 	if (c->next) {
 		ret = r2cc_conn_stats(c->next, &cs[0], NULL, 0);
 		if (ret < 0)
@@ -297,6 +348,7 @@ static void comm_free(struct r2cc_comm *c)
 	free(c->stage);
 	free(c->nic_mbps);
 	free(c->view);
+	free(c->w);
 	free(c->to);
 	free(c->from);
 	free(c->cto);

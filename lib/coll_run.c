@@ -15,6 +15,7 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,7 +29,12 @@ static void coll_geometry(const struct r2cc_coll *q, int c, size_t *off,
 
 	switch (q->kind) {
 	case COLL_ALLREDUCE:
-		coll_chunk(q->count, n, c, off, len);
+		if (q->coff) {
+			*off = q->coff[c];
+			*len = q->coff[c + 1] - q->coff[c];
+		} else {
+			coll_chunk(q->count, n, c, off, len);
+		}
 		break;
 	case COLL_REDUCE_SCATTER:
 	case COLL_ALLGATHER:
@@ -142,7 +148,7 @@ const char *coll_hdr_why(const struct r2cc_coll *q, const struct coll_hdr *h,
 	if ((int32_t)le32toh((uint32_t)h->root) != q->root)
 		return "another root";
 	if (h->algo != q->algo)
-		return "another algorithm (another libr2cc?)";
+		return "another algorithm (another view, or another libr2cc?)";
 	return NULL;
 }
 
@@ -373,6 +379,83 @@ static int coll_step(struct r2cc_coll *q)
 	return 0;
 }
 
+/*
+ * The weights of the agreed view (coll_weight.c), computed once per view:
+ * 1 when they differ (use them), 0 when the ring's equal chunks are as
+ * good, -ENOMEM.
+ */
+static int coll_weights(struct r2cc_comm *c)
+{
+	char buf[256];
+	size_t at = 0;
+	double *tmp;
+	int k;
+
+	if (!c->weighted || !c->view_valid)
+		return 0;
+	if (c->w_valid && c->w_seq == c->view_seq)
+		return c->w_uneven;
+	tmp = calloc(3 * (size_t)c->n, sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	c->w_uneven = coll_ring_wquant(c->n, c->view, c->w, tmp);
+	free(tmp);
+	c->w_seq = c->view_seq;
+	c->w_valid = true;
+	/* once per view: say what the ranks run from now on */
+	for (k = 0; k < c->n && at < sizeof(buf) - 16; k++)
+		at += (size_t)snprintf(buf + at, sizeof(buf) - at, "%s%.3f",
+				       k ? " " : "",
+				       (double)c->w[k] / COLL_WEIGHT_ONE);
+	r2cc_log(c->ctx, R2CC_LOG_INFO,
+		 "view of collective #%u: allreduce chunks %s%s", c->view_seq,
+		 buf, k < c->n ? " ..." : "");
+	return c->w_uneven;
+}
+
+/*
+ * Fix a ring collective's geometry when it starts, not when it is issued:
+ * every rank has adopted the same view when the same collective starts
+ * (coll_view.c), but at issue an earlier one may still be running here
+ * and have finished there.  An allreduce takes the view's weights.
+ */
+static int coll_start(struct r2cc_coll *q)
+{
+	struct r2cc_comm *c = q->comm;
+	size_t off, len, most = 0, cap;
+	int k, ret;
+
+	q->started = true;
+	if (q->algo == COLL_ALGO_RD)
+		return 0;
+	ret = q->kind == COLL_ALLREDUCE ? coll_weights(c) : 0;
+	if (ret < 0)
+		return ret;
+	if (ret) {
+		q->coff = calloc((size_t)c->n + 1, sizeof(*q->coff));
+		if (!q->coff)
+			return -ENOMEM;
+		for (k = 0; k < c->n; k++)
+			coll_chunk_w(q->count, c->w, k, &q->coff[k], &len);
+		q->coff[c->n] = q->count;
+		q->algo = COLL_ALGO_WRING;
+	}
+	/*
+	 * The largest chunk decides the slice count of every chunk; a slice
+	 * holds whole elements and never more than c->slice bytes.
+	 */
+	for (k = 0; k < q->nchunks; k++) {
+		coll_geometry(q, k, &off, &len);
+		most = len > most ? len : most;
+	}
+	cap = c->slice / q->esize;
+	q->nslices = (most + cap - 1) / cap;
+	if (!q->nslices)
+		q->nslices = 1;
+	batch_start(q, 0);
+	return 0;
+}
+
 /* Run the queue: finished collectives leave it, the first error fails all. */
 void coll_run(struct r2cc_comm *c)
 {
@@ -380,8 +463,11 @@ void coll_run(struct r2cc_comm *c)
 	int ret;
 
 	while ((q = c->head)) {
-		if (c->err)
-			ret = c->err;
+		ret = 0;
+		if (!c->err && !q->started)
+			ret = coll_start(q);
+		if (ret < 0 || c->err)
+			ret = c->err ? c->err : ret;
 		else if (q->algo == COLL_ALGO_RD)
 			ret = coll_rd_step(q);
 		else
@@ -400,6 +486,7 @@ void coll_run(struct r2cc_comm *c)
 		q->finished = true;
 		c->done += !q->err;
 		c->done_rd += !q->err && q->algo == COLL_ALGO_RD;
+		c->done_w += !q->err && q->algo == COLL_ALGO_WRING;
 		c->head = q->next;
 		if (!c->head)
 			c->tail = NULL;
@@ -449,6 +536,7 @@ void coll_free(struct r2cc_coll *q)
 	free(q->gather);
 	free(q->have);
 	free(q->rd);
+	free(q->coff);
 	free(q);
 }
 
@@ -463,7 +551,6 @@ static bool overlap(const void *a, size_t alen, const void *b, size_t blen)
 static int coll_prepare(struct r2cc_coll *q)
 {
 	struct r2cc_comm *c = q->comm;
-	size_t most, off, cap;
 	int i, par = 0;
 
 	/* the same choice on every rank: it depends on the call and rd_max */
@@ -505,16 +592,6 @@ static int coll_prepare(struct r2cc_coll *q)
 			par ^= 1;
 		}
 	}
-	/*
-	 * The largest chunk decides the slice count of every chunk; a slice
-	 * holds whole elements and never more than c->slice bytes.
-	 */
-	coll_geometry(q, 0, &off, &most);
-	cap = c->slice / q->esize;
-	q->nslices = (most + cap - 1) / cap;
-	if (!q->nslices)
-		q->nslices = 1;
-	batch_start(q, 0);
 	return 0;
 }
 

@@ -80,7 +80,7 @@ void coll_view_adopt(struct r2cc_coll *q)
 	struct r2cc_comm *c = q->comm;
 	int i;
 
-	if (q->algo != COLL_ALGO_RING ||
+	if (q->algo == COLL_ALGO_RD ||
 	    coll_view_rank(q->kind, c->rank, c->n, 0, true) < 0 || !q->nsteps)
 		return;
 	for (i = 0; i < c->n; i++)

@@ -77,6 +77,26 @@ struct r2cc_comm_opts {
 	/* Connecting to the neighbours; 0: 60000. */
 	uint32_t timeout_ms;
 	uint32_t flags;		/* R2CC_COMM_*; others must be 0 */
+	/*
+	 * enum r2cc_coll_algo; 0: $R2CC_ALGO (auto, ring or weighted),
+	 * else auto.  Every rank must choose the same: r2cc_comm_init()
+	 * fails with -EINVAL otherwise.
+	 */
+	uint32_t algo;
+};
+
+/*
+ * How allreduces larger than the latency-bound algorithms' (below) go:
+ * AUTO is WEIGHTED; RING always cuts the data into n equal chunks, so a
+ * rank with less bandwidth than the others paces them all; WEIGHTED
+ * sizes the ring's chunks to the bandwidth every rank agrees each has
+ * (r2cc_comm_view()), so that a rank that lost a NIC moves fewer bytes
+ * (equal chunks while every rank has the same).
+ */
+enum r2cc_coll_algo {
+	R2CC_COLL_ALGO_AUTO = 0,
+	R2CC_COLL_ALGO_RING,
+	R2CC_COLL_ALGO_WEIGHTED,
 };
 
 /*
@@ -114,6 +134,7 @@ struct r2cc_comm_stats {
 	uint64_t tcp_bytes;	/* carried by the TCP fallback, both ways */
 	uint64_t colls_rd;	/* of colls, by recursive doubling or a tree */
 	uint64_t rd_max;	/* the largest such, bytes (0: none) */
+	uint64_t colls_weighted;	/* of colls, by the weighted ring */
 };
 
 /*

@@ -184,6 +184,9 @@ struct link {
 	int head, tail;
 };
 
+/* An allreduce's chunk weights (coll_weight.c), or NULL: equal chunks. */
+static const uint32_t *sim_w;
+
 /* One collective on @n simulated ranks, element = int64 sum-able. */
 static int simulate(enum coll_kind kind, int n, int root, size_t count,
 		    char *why, size_t whylen)
@@ -222,7 +225,8 @@ static int simulate(enum coll_kind kind, int n, int root, size_t count,
 		   kind == COLL_ALLREDUCE ? in[r] + off : in[r])
 #define DST(r, c) (kind == COLL_ALLGATHER ? out[r] + (c) * count : \
 		   kind == COLL_ALLREDUCE ? out[r] + off : out[r])
-#define GEOM(c) do { if (kind == COLL_ALLREDUCE) coll_chunk(count, nch, c, &off, &len); \
+#define GEOM(c) do { if (kind == COLL_ALLREDUCE && sim_w) coll_chunk_w(count, sim_w, c, &off, &len); \
+		else if (kind == COLL_ALLREDUCE) coll_chunk(count, nch, c, &off, &len); \
 		else { off = (kind == COLL_REDUCE_SCATTER || kind == COLL_ALLGATHER || \
 			      kind == COLL_BARRIER) ? (size_t)(c) * count : 0; len = count; } } while (0)
 	do {
@@ -369,6 +373,50 @@ static void test_plans(void)
 		tap_ok(!fails, "%s: every rank's program over a simulated ring of 1..%d ranks, every root, 9 counts: messages match, results right (%d runs, %d wrong%s%s)",
 		       kn[kind], MAXR, runs, fails, fails ? "; first: " : "", why);
 	}
+}
+
+/*
+ * The weighted ring runs the same programs with chunks of any size,
+ * empty ones included: weights from views with one or two slow ranks
+ * and from random ones, over every rank count and awkward count.
+ */
+static void test_weighted(void)
+{
+	static const size_t counts[] = { 1, 2, 3, 7, 100, 1001, 65536 };
+	uint32_t mbps[MAXR], w[MAXR];
+	double tmp[3 * MAXR];
+	int n, k, v, runs = 0, fails = 0, uneven = 0;
+	char why[320] = "", w1[160];
+	size_t ci, off, len, total;
+
+	for (n = 2; n <= MAXR; n++)
+		for (v = 0; v < 12; v++) {
+			for (k = 0; k < n; k++)
+				mbps[k] = v < 4 ? 20000 : (uint32_t)(1 + rnd() % 40000);
+			if (v < 4)
+				mbps[v % n] = 20000 / (v + 2);
+			if (v == 3)
+				mbps[(n - 1) % n] = 0;
+			uneven += coll_ring_wquant(n, mbps, w, tmp);
+			sim_w = w;
+			for (ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {
+				for (k = 0, total = 0; k < n; k++) {
+					coll_chunk_w(counts[ci], w, k, &off, &len);
+					fails += off != total;
+					total += len;
+				}
+				fails += total != counts[ci];
+				runs++;
+				if (simulate(COLL_ALLREDUCE, n, 0, counts[ci], w1, sizeof(w1)) &&
+				    !fails++)
+					snprintf(why, sizeof(why), "n=%d view %d count %zu: %s",
+						 n, v, counts[ci], w1);
+			}
+		}
+	sim_w = NULL;
+	tap_ok(!fails && uneven > 8 * 12 - 8,
+	       "allreduce, chunks weighted by views with slow, dead and random ranks: contiguous, complete, every rank's result right over 2..%d ranks (%d runs, %d uneven views, %d wrong%s%s)",
+	       MAXR, runs, uneven, fails, fails ? "; first: " : "", why);
 }
 
 static void test_chunks(void)
@@ -652,11 +700,12 @@ static void test_rd(void)
 
 int main(void)
 {
-	tap_plan(5 + 10 + 6 + 2 + 2 + 6);
+	tap_plan(5 + 10 + 6 + 2 + 1 + 2 + 6);
 	test_half();
 	test_reduce();
 	test_plans();
 	test_chunks();
+	test_weighted();
 	test_view();
 	test_rd();
 	return tap_done();

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR MIT */
+/*
+ * The weighted ring's cost model (coll_weight.c), on its own so that
+ * r2cc-sim (tools/sim) can link the very code the library runs.
+ */
+#ifndef R2CC_LIB_COLL_WEIGHT_H
+#define R2CC_LIB_COLL_WEIGHT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The weighted ring: chunk sizes from every rank's
+ * bandwidth, so that a degraded rank does not pace the others.
+ */
+#define COLL_WEIGHT_ONE	(1u << 16)	/* the whole, in weight units */
+
+/*
+ * The model's time for an allreduce of 1 byte per bandwidth unit over
+ * the ring of ranks with bandwidths @bw[0..n), chunk fractions @c.
+ */
+double coll_ring_time(int n, const double *bw, const double *c);
+/*
+ * The fractions @c[0..n) (summing to 1) that minimise coll_ring_time();
+ * @m is room for n more.  Returns that time.
+ */
+double coll_ring_weights(int n, const double *bw, double *c, double *m);
+/*
+ * The same from a view (Mbit/s per rank), as integer weights @w summing
+ * to COLL_WEIGHT_ONE; @tmp is room for 3 n doubles.  Returns false, with
+ * equal weights, when every rank has the same bandwidth.
+ */
+bool coll_ring_wquant(int n, const uint32_t *mbps, uint32_t *w, double *tmp);
+/* Elements [*@off, *@off + *@len) of chunk @c of @count with weights @w. */
+void coll_chunk_w(size_t count, const uint32_t *w, int c, size_t *off,
+		  size_t *len);
+
+#endif /* R2CC_LIB_COLL_WEIGHT_H */
