@@ -501,9 +501,10 @@ static int loop(long iters, size_t bytes)
 		fflush(stdout);
 	}
 	r2cc_comm_stats(comm, &st);
-	printf("coll-result: iters=%ld bad=%zu error=%d colls=%llu rd=%llu rd_max=%llu failovers=%llu resent=%llu tcp=%llu seconds=%.2f\n",
+	printf("coll-result: iters=%ld bad=%zu error=%d colls=%llu rd=%llu rd_max=%llu weighted=%llu failovers=%llu resent=%llu tcp=%llu seconds=%.2f\n",
 	       it, bad, ret, (unsigned long long)st.colls,
 	       (unsigned long long)st.colls_rd, (unsigned long long)st.rd_max,
+	       (unsigned long long)st.colls_weighted,
 	       (unsigned long long)st.failovers,
 	       (unsigned long long)st.resent_bytes,
 	       (unsigned long long)st.tcp_bytes, now_s() - t0);
