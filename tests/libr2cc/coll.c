@@ -483,11 +483,16 @@ static int loop(long iters, size_t bytes)
 	int ret = 0;
 
 	for (it = 0; it < iters && !ret; it++) {
+		double t1;
+
 		for (i = 0; i < n; i++)
 			x[i] = (float)((rank + 1) * ((i + it) % 97));
+		t1 = now_s();
 		ret = r2cc_allreduce(comm, x, x, n, R2CC_FLOAT32, R2CC_SUM, &q);
 		if (!ret)
 			ret = wait_coll(q);
+		if (getenv("COLL_TIMES"))
+			printf("iter: %ld %.4f\n", it, now_s() - t1);
 		for (i = 0; i < n && !ret; i++)
 			bad += x[i] != (float)(nranks * (nranks + 1) / 2 * ((i + it) % 97));
 		if (!ret)

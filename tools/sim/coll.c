@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "sim.h"
+#include "coll_weight.h"
 
 static const char *const coll_names[COLL_NR] = {
 	[COLL_ALLREDUCE] = "allreduce",
@@ -23,6 +24,7 @@ static const char *const coll_names[COLL_NR] = {
 
 static const char *const ar_names[AR_NR] = {
 	[AR_RING] = "ring", [AR_PAPER] = "r2cc-ar", [AR_OVERLAP] = "overlap",
+	[AR_WEIGHTED] = "weighted",
 };
 
 const char *coll_name(enum coll_type t) { return coll_names[t]; }
@@ -364,6 +366,40 @@ static double overlap_unit(double *g, const double *bw, const int *idx,
 	return u;
 }
 
+/*
+ * The library's weighted ring (lib/coll_weight.c, the same code): the
+ * ring's programs with chunk c_r, so that rank r sends 2 - c_r - c_(r+1)
+ * and receives 2 - c_(r-1) - c_r times the data, pipelined in one phase.
+ * The weights come from the bandwidths in Mbit/s, as the view has them.
+ */
+static int weighted_ar(struct plan *p, const double *bw, int n, double s,
+		       double alpha)
+{
+	uint32_t *mbps = calloc((size_t)n * 2, sizeof(*mbps)), *w = mbps + n;
+	double *tmp = calloc((size_t)n * 3, sizeof(*tmp));
+	int r, rc = -1;
+
+	if (mbps && tmp && !need_phase(p, 0)) {
+		for (r = 0; r < n; r++)
+			mbps[r] = bw[r] * 8e-6 > 4e9 ? 4000000000u :
+				  (uint32_t)(bw[r] * 8e-6 + 0.5);
+		coll_ring_wquant(n, mbps, w, tmp);
+		for (r = 0; r < n && n > 1; r++) {
+			double c = (double)w[r] / COLL_WEIGHT_ONE;
+			double nx = (double)w[(r + 1) % n] / COLL_WEIGHT_ONE;
+			double pv = (double)w[(r + n - 1) % n] / COLL_WEIGHT_ONE;
+
+			add(p, 0, r, (2.0 - c - nx) * s, (2.0 - pv - c) * s);
+		}
+		if (n > 1)
+			at_least(&p->lat[0], 2.0 * (n - 1) * alpha);
+		rc = 0;
+	}
+	free(mbps);
+	free(tmp);
+	return rc;
+}
+
 static const double *by_bw_v;
 
 static int by_bw(const void *a, const void *b)
@@ -414,6 +450,9 @@ static int allreduce(struct plan *p, enum ar_algo algo, const double *bw,
 				p->fill[0] = u * s / bw[idx[0]] / k;
 		}
 		free(g);
+		break;
+	case AR_WEIGHTED:
+		rc = weighted_ar(p, bw, n, s, f->alpha);
 		break;
 	case AR_NR:
 		rc = -1;

@@ -48,6 +48,7 @@ enum ar_algo {
 	AR_RING,	/* ring over all nodes (Balance when shares balance) */
 	AR_PAPER,	/* R2CC-AllReduce: ring then reduce + broadcast */
 	AR_OVERLAP,	/* beyond the paper: optimal split, overlapped */
+	AR_WEIGHTED,	/* the library's ring with chunks sized to the view */
 	AR_NR
 };
 

@@ -31,11 +31,12 @@ const struct strategy strategies[ST_NR] = {
 	},
 	[ST_R2CC] = {
 		.name = "r2cc", .share = SHARE_BALANCE,
-		.algos = B(AR_RING) | B(AR_PAPER),
+		.algos = B(AR_RING) | B(AR_PAPER) | B(AR_WEIGHTED),
 	},
 	[ST_R2CC_OV] = {
 		.name = "r2cc-overlap", .share = SHARE_BALANCE,
-		.algos = B(AR_RING) | B(AR_PAPER) | B(AR_OVERLAP),
+		.algos = B(AR_RING) | B(AR_PAPER) | B(AR_OVERLAP) |
+			 B(AR_WEIGHTED),
 	},
 };
 
