@@ -13,16 +13,22 @@
 #   2. --iters allreduces of --size bytes (float32 sum, each checked):
 #      time per allreduce, algbw = size / time, busbw = algbw x 2(n-1)/n
 #      (nccl-tests' definition), and busbw / B;
-#   3. the same with one NIC of node 1 down (beta = 1/2): the ring paces
-#      everyone to the degraded node; time against the healthy one and
-#      against the lower bound T_LB = max(D/(beta B), 2(n-1)D/((n-1+beta)B))
-#      of the R2CCL paper for D = size.
+#   3. the same with one NIC of node 1 down (beta = 1/2), by the ring
+#      (R2CC_ALGO=ring: the degraded node paces everyone) and by the
+#      weighted ring (R2CC_ALGO=weighted: chunks sized to the view), side
+#      by side; each against the healthy time, the lower bound
+#      T_LB = max(D/(beta B), 2(n-1)D/((n-1+beta)B)) of the R2CCL paper for
+#      D = size, and the cost model's prediction (lib/coll_weight.c, the
+#      code r2cc-sim runs: tests/unit/coll_weight prints it);
+#   4. nodes 1 and 2 each down to one NIC, both ways.
+# Times are medians of rank 0's per-allreduce times, the first allreduce
+# of each run left out (it runs before the ranks agree on the new view).
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 tb=$here/tools/testbed/r2cc-testbed
 build=${BUILD:-$here/build}
 coll=$build/tests/libr2cc/coll
-nodes=4 rate=8 size=4194304 iters=3
+nodes=4 rate=8 size=4194304 iters=4
 # A shaped rail is a deep queue at 30 Mbit/s: 8 chunks of 64 KiB in it
 # wait 140 ms, and the ACKs of the ring's other direction queue behind
 # them, past RC's ACK timeout (IB_TIMEOUT 14: 67 ms) and the stall
@@ -52,19 +58,22 @@ out=$(mktemp -d)
 # shellcheck source=scripts/bench-common.sh
 . "$here/scripts/bench-common.sh"
 
-# allreduces: seconds per allreduce (rank 0's), or nothing on failure.
+# allreduces [ENV...]: median seconds per allreduce (rank 0's, the first
+# left out), or nothing on failure.
 allreduces() {
 	local port=$((20000 + RANDOM % 20000)) i pids=()
 	for ((i = nodes - 1; i >= 0; i--)); do
-		"$tb" exec --timeout 600 "node$i" -- env R2CC_ROOT=198.19.1.1:$port \
+		"$tb" exec --timeout 900 "node$i" -- env R2CC_ROOT=198.19.1.1:$port \
 			WORLD_SIZE="$nodes" RANK=$i R2CC_SOCKET_IFNAME=ctl0 $env \
-			"$coll" -l "$iters" -s "$size" >"$out/$i.log" 2>&1 &
+			COLL_TIMES=1 "$@" "$coll" -l "$iters" -s "$size" \
+			>"$out/$i.log" 2>&1 &
 		pids+=($!)
 	done
 	for i in "${pids[@]}"; do wait "$i"; done
 	grep -h '^coll-result' "$out"/*.log | sed 's/^/  /' >&2
-	sed -n 's/^coll-result: iters=\([0-9]*\) bad=0 error=0 .*seconds=\([0-9.]*\)$/\2 \1/p' \
-		"$out/0.log" | awk '{printf "%.3f\n", $1 / $2}'
+	grep -q '^coll-result: .* bad=0 error=0 ' "$out/0.log" || return
+	awk '/^iter: / && $2 > 0 {print $3}' "$out/0.log" | sort -n |
+		awk '{v[NR] = $1} END {if (NR) printf "%.3f\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
 }
 
 echo "== 1. ib_write_bw node0 -> node1, each rail shaped to $rate Mbit/s"
@@ -77,11 +86,33 @@ t=$(allreduces)
 bus() { echo "scale=1; $size * 8 / $1 / 1000000 * 2 * ($nodes - 1) / $nodes" | bc; }
 echo "time ${t:-?} s per allreduce; busbw $(bus "${t:-1}") Mbit/s; busbw / B $(echo "scale=3; $(bus "${t:-1}") / $B" | bc)"
 
+ratio() { echo "scale=3; ${1:-0} / ${2:-1}" | bc; }
+# T_LB for one degraded node at beta, and the weighted ring's model time
+# (lib/coll_weight.c's optimum: D/(beta B) up to beta = 1/2, then
+# 2(n-1)D/((n-2+2 beta)B)), in seconds, for D = size, B = B
+lb() { echo "scale=4; d = $size * 8 / ($B * 1000000); n = $nodes; b = $1; x = d / b; y = 2 * (n - 1) * d / (n - 1 + b); if (x > y) x else y" | bc; }
+model_w() { echo "scale=4; d = $size * 8 / ($B * 1000000); n = $nodes; b = $1; if (b <= 0.5) d / b else 2 * (n - 1) * d / (n - 2 + 2 * b)" | bc; }
+model_r() { echo "scale=4; d = $size * 8 / ($B * 1000000); n = $nodes; 2 * (n - 1) / n * d / $1" | bc; }
+
 echo "== 3. node1's NIC 1 down (beta = 1/2)"
 "$tb" link node1 1 down
 sleep 2
-td=$(allreduces)
+tr=$(allreduces R2CC_ALGO=ring)
+tw=$(allreduces R2CC_ALGO=weighted)
 "$tb" link node1 1 up
-lb=$(echo "scale=4; d = $size * 8 / ($B * 1000000); n = $nodes; x = d / 0.5; y = 2 * (n - 1) * d / (n - 1 + 0.5); if (x > y) x else y" | bc)
-echo "time ${td:-?} s per allreduce; healthy ${t:-?} s (ratio $(echo "scale=3; ${td:-0} / ${t:-1}" | bc)); T_LB $lb s (ring / T_LB $(echo "scale=3; ${td:-0} / $lb" | bc))"
+l=$(lb 0.5)
+echo "ring:     ${tr:-?} s per allreduce; $(ratio "$tr" "$t") x healthy; $(ratio "$tr" "$l") x T_LB; model $(model_r 0.5) s"
+echo "weighted: ${tw:-?} s per allreduce; $(ratio "$tw" "$t") x healthy; $(ratio "$tw" "$l") x T_LB; model $(model_w 0.5) s"
+echo "weighted / ring $(ratio "$tw" "$tr"); T_LB $l s"
+
+echo "== 4. nodes 1 and 2 each down to one NIC"
+"$tb" link node1 1 down
+"$tb" link node2 1 down
+sleep 2
+tr2=$(allreduces R2CC_ALGO=ring)
+tw2=$(allreduces R2CC_ALGO=weighted)
+"$tb" link node1 1 up
+"$tb" link node2 1 up
+echo "ring:     ${tr2:-?} s per allreduce; $(ratio "$tr2" "$t") x healthy"
+echo "weighted: ${tw2:-?} s per allreduce; $(ratio "$tw2" "$t") x healthy; weighted / ring $(ratio "$tw2" "$tr2")"
 rm -rf "$out"
