@@ -218,7 +218,11 @@ static int comm_algo(struct r2cc_comm *c, struct r2cc_boot *boot,
 			ret = -EINVAL;
 		}
 	free(all);
-	c->weighted = mine != R2CC_COLL_ALGO_RING;
+	/*
+	 * auto is the ring until the weighted ring is measured faster:
+	 * on the testbed it was not (Documentation/coll.rst)
+	 */
+	c->weighted = mine == R2CC_COLL_ALGO_WEIGHTED;
 	c->w = calloc((size_t)c->n, sizeof(*c->w));
 	return ret ? ret : c->w ? 0 : -ENOMEM;
 }

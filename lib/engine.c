@@ -17,13 +17,14 @@
 #define FALLBACK_QUEUE	(1u << 20)	/* TCP bytes queued at most */
 #define CTRL_BURST	64		/* control messages per progress call */
 
-void xfer_abort(struct r2cc_conn *c, int err, const char *why)
+static void abort_at(struct r2cc_conn *c, int err, const char *why,
+		     enum r2cc_log_level level)
 {
 	int i;
 
 	if (c->state == CONN_FAILED)
 		return;
-	r2cc_log(c->ctx, R2CC_LOG_ERROR, "connection %s: %s (%d)",
+	r2cc_log(c->ctx, level, "connection %s: %s (%d)",
 		 c->sender ? "to receiver" : "from sender", why, err);
 	c->state = CONN_FAILED;
 	c->err = err;
@@ -40,6 +41,24 @@ void xfer_abort(struct r2cc_conn *c, int err, const char *why)
 	if (c->ctl.fd >= 0)
 		shutdown(c->ctl.fd, SHUT_RDWR);
 	xfer_fail_all(c, err);
+}
+
+void xfer_abort(struct r2cc_conn *c, int err, const char *why)
+{
+	abort_at(c, err, why, R2CC_LOG_ERROR);
+}
+
+/* Nothing posted, nothing in flight: a peer that closes now loses nothing. */
+static bool conn_idle(const struct r2cc_conn *c)
+{
+	int i;
+
+	if (c->sq_head || c->open_reqs)
+		return false;
+	for (i = 0; i < MAX_MSGS; i++)
+		if (c->msgs[i].used && !c->msgs[i].done)
+			return false;
+	return true;
 }
 
 /*
@@ -981,9 +1000,16 @@ void xfer_progress(struct r2cc_conn *c)
 		dispatch(c);
 		ctrl_consumed(&c->ctl);
 	}
+	/*
+	 * A peer that closed an idle connection (the end of a communicator,
+	 * a program that finished) is no error worth a line at ERROR; the
+	 * connection fails all the same, so any later call says so.
+	 */
+	if (c->state == CONN_READY && c->ctl.err == -ECONNRESET && conn_idle(c))
+		abort_at(c, -ECONNRESET, "the peer closed it, nothing in flight",
+			 R2CC_LOG_INFO);
 	if (c->state == CONN_READY && c->ctl.err)
-		xfer_abort(c, c->ctl.err == -ECONNRESET ? -ECONNRESET :
-			  c->ctl.err, "control channel lost (peer gone?)");
+		xfer_abort(c, c->ctl.err, "control channel lost (peer gone?)");
 	for (i = 0; i < c->nrails && c->state == CONN_READY; i++) {
 		poll_cq(c, &c->rails[i]);
 		watch_rail(c, &c->rails[i]);

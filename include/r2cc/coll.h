@@ -87,11 +87,13 @@ struct r2cc_comm_opts {
 
 /*
  * How allreduces larger than the latency-bound algorithms' (below) go:
- * AUTO is WEIGHTED; RING always cuts the data into n equal chunks, so a
+ * AUTO is RING for now; RING always cuts the data into n equal chunks, so a
  * rank with less bandwidth than the others paces them all; WEIGHTED
  * sizes the ring's chunks to the bandwidth every rank agrees each has
  * (r2cc_comm_view()), so that a rank that lost a NIC moves fewer bytes
- * (equal chunks while every rank has the same).
+ * (equal chunks while every rank has the same).  AUTO will choose by
+ * the cost model once the weighted ring is measured faster than the ring
+ * where the model says it is (Documentation/coll.rst).
  */
 enum r2cc_coll_algo {
 	R2CC_COLL_ALGO_AUTO = 0,

@@ -52,6 +52,9 @@ done
 ok "$(fell 3 && echo 1)" \
 	"node3's flapping NIC showed in the view at least once, and it ended whole ($(mbps 3 | tr '\n' ' '))"
 is "$(mbps 0 | sort -u | wc -l)" 1 "node0, untouched, kept its bandwidth in every view"
+for i in 0 1 2 3; do
+	is "$(coll_field $i weighted)" 0 "rank $i: R2CC_ALGO=auto (the default) is the ring: no allreduce weighted"
+done
 [ "$_tap_failed" = 0 ] || diag "$(views 0)"
 coll_cleanup
 tb_finish

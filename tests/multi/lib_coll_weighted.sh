@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# The weighted ring (R2CC_ALGO=auto): back-to-back allreduces on four
+# The weighted ring (R2CC_ALGO=weighted): back-to-back allreduces on four
 # nodes while node1 loses all but one of its NICs and gets them back.
 # Every result is exact; every rank runs the same allreduces weighted
 # (the same count of them: the weights come from the agreed view), some
@@ -14,7 +14,7 @@ tb_require 4
 plan_later
 
 iters=${COLL_ITERS:-150}
-coll_start 4 "" -l "$iters" -s 65536
+coll_start 4 "R2CC_ALGO=weighted" -l "$iters" -s 65536
 run_ok "all four ranks reducing" coll_streaming
 sleep 1
 for ((k = 0; k < TB_NICS - 1; k++)); do
