@@ -156,6 +156,18 @@ struct coll_hdr {
 
 #define COLL_MAGIC	0x4c433252u	/* "R2CL" */
 
+/*
+ * Receive slot sets (R2CC_COLL_SETS).  Receive step k of a batch uses set
+ * k % sets, and a slot is received into again only once its forward has
+ * been sent, so a rank receives at most sets - 1 steps ahead of its own
+ * forwards, and a slow link holds back the links before it by as much.
+ * Two sets keep the equal ring busy; a weighted ring that sends one big
+ * chunk down a chain of 2 (n - 1) hops needs more (Documentation/coll.rst,
+ * "The engine's schedule").
+ */
+#define COLL_SETS_MIN	2u
+#define COLL_SETS_MAX	8u
+
 enum slot_state {
 	SLOT_FREE = 0,
 	SLOT_RECV,	/* a receive is posted into it */
@@ -176,11 +188,13 @@ struct r2cc_comm {
 	struct r2cc_conn *prev;		/* receives from rank - 1 */
 	uint32_t slice;			/* bytes of data per message */
 	uint32_t depth;			/* slices per batch */
-	char *stage;			/* 3 x depth slots, registered */
+	uint32_t sets;			/* receive slot sets (R2CC_COLL_SETS) */
+	char *stage;			/* (1 + sets) x depth slots, registered */
 	size_t stage_len;
 	struct r2cc_mr *mr;
 	struct coll_slot *local;	/* depth slots: a rank's own data */
-	struct coll_slot *recv[2];	/* depth slots each, by recv step parity */
+	/* depth slots each; receive step k of a batch uses set k % sets */
+	struct coll_slot *recv[COLL_SETS_MAX];
 	struct r2cc_coll *head, *tail;	/* issued, not finished: the queue */
 	struct r2cc_coll *all;		/* every request not yet freed */
 	uint32_t seq;
@@ -221,7 +235,7 @@ struct coll_p2p {
 
 struct coll_op {
 	int16_t step;
-	int16_t parity;		/* recv steps: slot set; sends: of the step before */
+	int16_t set;		/* recv steps: slot set; sends: of the step before */
 };
 
 struct r2cc_coll {

@@ -14,6 +14,7 @@
 
 #define SLICE_DEFAULT	(256u << 10)
 #define DEPTH_DEFAULT	4u
+#define SETS_DEFAULT	2u
 #define GOODBYE_MS	30000u	/* destroy waits this long for the neighbours */
 
 /* The transport's option rule (tune.c), and an option's own value in range too. */
@@ -152,23 +153,24 @@ static int comm_mesh(struct r2cc_comm *c, struct r2cc_boot *boot,
 static int comm_stage(struct r2cc_comm *c)
 {
 	size_t slot = sizeof(struct coll_hdr) + c->slice, i, k = 0;
+	size_t nslots = (1 + (size_t)c->sets) * c->depth;
 	struct coll_slot *s;
 	int ret;
 
-	c->stage_len = 3 * (size_t)c->depth * slot;
+	c->stage_len = nslots * slot;
 	if (posix_memalign((void **)&c->stage, 4096, c->stage_len))
 		return -ENOMEM;
 	memset(c->stage, 0, c->stage_len);
 	ret = r2cc_mr_reg(c->ctx, c->stage, c->stage_len, 0, &c->mr);
 	if (ret)
 		return ret;
-	s = calloc(3 * (size_t)c->depth, sizeof(*s));
+	s = calloc(nslots, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
 	c->local = s;
-	c->recv[0] = s + c->depth;
-	c->recv[1] = s + 2 * c->depth;
-	for (i = 0; i < 3 * (size_t)c->depth; i++)
+	for (i = 0; i < c->sets; i++)
+		c->recv[i] = s + (1 + i) * c->depth;
+	for (i = 0; i < nslots; i++)
 		s[i].buf = c->stage + k++ * slot;
 	return 0;
 }
@@ -260,6 +262,9 @@ R2CC_EXPORT int r2cc_comm_init(struct r2cc_ctx *ctx, struct r2cc_boot *boot,
 	if (!ret)
 		ret = comm_tune(ctx, o.depth, "R2CC_COLL_DEPTH", DEPTH_DEFAULT,
 				1, R2CC_COLL_DEPTH_MAX, &c->depth);
+	if (!ret)
+		ret = comm_tune(ctx, 0, "R2CC_COLL_SETS", SETS_DEFAULT,
+				COLL_SETS_MIN, COLL_SETS_MAX, &c->sets);
 	if (!ret && (c->rank < 0 || c->n < 1))
 		ret = -EINVAL;
 	if (!ret)

@@ -8,10 +8,11 @@
  * a batch, messages go step by step, slice by slice, and both ends of a
  * connection post them in that same order (the transport matches sends
  * to receives in order).  A received slice is reduced in its slot and
- * forwarded from it; the receives of consecutive steps use two sets of
- * slots, so a slot is reused two steps later, once its forward has been
- * sent.  That order cannot deadlock: step s of a rank waits only for step
- * s - 1 of its neighbours.
+ * forwarded from it; consecutive receive steps use comm->sets sets of
+ * slots in turn, so a slot is reused that many steps later, once its
+ * forward has been sent.  That order cannot deadlock: step s of a rank
+ * waits only for step s - 1 of its neighbours and for its own earlier
+ * steps.
  */
 #include <endian.h>
 #include <errno.h>
@@ -186,7 +187,7 @@ static int hdr_check(struct r2cc_coll *q, const struct coll_hdr *h, int step,
 static struct coll_slot *recv_slot(struct r2cc_comm *c, const struct coll_op *o,
 				   size_t jb)
 {
-	return &c->recv[o->parity][jb];
+	return &c->recv[o->set][jb];
 }
 
 static size_t slot_bytes(const struct r2cc_coll *q, int chunk, size_t j)
@@ -298,7 +299,7 @@ static int post_sends(struct r2cc_coll *q, bool *moved)
 				memcpy(s->buf + sizeof(struct coll_hdr),
 				       own(q, off), len * q->esize);
 		} else {
-			s = &c->recv[o->parity][jb];
+			s = &c->recv[o->set][jb];
 			if (s->state != SLOT_HELD)
 				break;
 		}
@@ -324,7 +325,7 @@ static int reap_sends(struct r2cc_coll *q, bool *moved)
 		const struct coll_op *o = &q->send_ops[q->send_done / q->bn];
 		size_t jb = q->send_done % q->bn;
 		struct coll_slot *s = q->steps[o->step].send_src == SRC_LOCAL ?
-				      &c->local[jb] : &c->recv[o->parity][jb];
+				      &c->local[jb] : &c->recv[o->set][jb];
 		int done = 0, ret;
 
 		ret = r2cc_test(s->req, &done, NULL);
@@ -583,13 +584,13 @@ static int coll_prepare(struct r2cc_coll *q)
 		if (q->steps[i].send_chunk >= 0) {
 			q->send_ops[q->nsend].step = (int16_t)i;
 			/* a forward: the slot set the step before received into */
-			q->send_ops[q->nsend++].parity =
-				q->nrecv ? q->recv_ops[q->nrecv - 1].parity : 0;
+			q->send_ops[q->nsend++].set =
+				q->nrecv ? q->recv_ops[q->nrecv - 1].set : 0;
 		}
 		if (q->steps[i].recv_chunk >= 0) {
 			q->recv_ops[q->nrecv].step = (int16_t)i;
-			q->recv_ops[q->nrecv++].parity = (int16_t)par;
-			par ^= 1;
+			q->recv_ops[q->nrecv++].set = (int16_t)par;
+			par = (par + 1) % (int)q->comm->sets;
 		}
 	}
 	return 0;

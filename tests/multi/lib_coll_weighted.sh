@@ -5,8 +5,10 @@
 # Every result is exact; every rank runs the same allreduces weighted
 # (the same count of them: the weights come from the agreed view), some
 # while node1 was down to one NIC and none before the first view; the
-# ring's equal chunks come back with the NICs.  R2CC_ALGO must be valid
-# and the same on every rank.
+# ring's equal chunks come back with the NICs; it runs with four receive
+# slot sets (R2CC_COLL_SETS), the other tests with the default two.
+# R2CC_ALGO must be valid and the same on every rank, R2CC_COLL_SETS in
+# range.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/coll.sh"
 tb_require 4
@@ -14,7 +16,7 @@ tb_require 4
 plan_later
 
 iters=${COLL_ITERS:-150}
-coll_start 4 "R2CC_ALGO=weighted" -l "$iters" -s 65536
+coll_start 4 "R2CC_ALGO=weighted R2CC_COLL_SETS=4" -l "$iters" -s 65536
 run_ok "all four ranks reducing" coll_streaming
 sleep 1
 for ((k = 0; k < TB_NICS - 1; k++)); do
@@ -50,6 +52,14 @@ for i in 0 1 2 3; do
 	ok "$([ "${CO_RCS[i]}" = 1 ] && grep -q 'R2CC_ALGO=bogus: want auto, ring or weighted' "$CO_DIR/$i.log" &&
 		grep -q '^setup: Invalid argument' "$CO_DIR/$i.log" && echo 1)" \
 		"rank $i, R2CC_ALGO=bogus: r2cc_comm_init() says what it wants and fails with -EINVAL (exit ${CO_RCS[i]})"
+done
+coll_cleanup
+coll_start 4 "R2CC_COLL_SETS=9" -l 1 -s 4096
+coll_wait
+for i in 0 1 2 3; do
+	ok "$([ "${CO_RCS[i]}" = 1 ] && grep -q 'R2CC_COLL_SETS=9: want 2..8' "$CO_DIR/$i.log" &&
+		grep -q '^setup: Invalid argument' "$CO_DIR/$i.log" && echo 1)" \
+		"rank $i, R2CC_COLL_SETS=9: r2cc_comm_init() says the range and fails with -EINVAL (exit ${CO_RCS[i]})"
 done
 coll_cleanup
 port=$((20000 + RANDOM % 20000))
