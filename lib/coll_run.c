@@ -235,6 +235,13 @@ static int post_recvs(struct r2cc_coll *q, bool *moved)
 		if (s->state != SLOT_FREE)
 			break;
 		ret = r2cc_irecv(c->prev, 1, &buf, &len, &tag, &c->mr, &s->req);
+		/*
+		 * The connection takes MAX_RECV_REQS open receives; sets x
+		 * depth may want more.  They complete in order, so the rest
+		 * are posted as the first are reaped.
+		 */
+		if (ret == -EAGAIN)
+			break;
 		if (ret)
 			return ret;
 		s->state = SLOT_RECV;

@@ -6,7 +6,8 @@
 # (the same count of them: the weights come from the agreed view), some
 # while node1 was down to one NIC and none before the first view; the
 # ring's equal chunks come back with the NICs; it runs with four receive
-# slot sets (R2CC_COLL_SETS), the other tests with the default two.
+# slot sets (R2CC_COLL_SETS), the other tests with the default two, and
+# a pipeline deeper than a connection's open receives runs exact.
 # R2CC_ALGO must be valid and the same on every rank, R2CC_COLL_SETS in
 # range.
 . "$(dirname "$0")/../lib/tap.sh"
@@ -43,6 +44,19 @@ views() { grep '^view:' "$CO_DIR/$1.log"; }
 last=$(views 0 | tail -n1 | sed 's/.*mbps=//' | tr ',' '\n' | sort -u | wc -l)
 is "$last" 1 "the last view has every rank whole again, so the ring's equal chunks came back ($(views 0 | tail -n1))"
 [ "$_tap_failed" = 0 ] || diag "$(views 0)"
+coll_cleanup
+
+# A pipeline deeper than the connection's 32 open receives: 8 sets x 64
+# slices of 4 KiB would have 6 x 64 open; the ring posts them as earlier
+# ones complete.
+coll_start 4 "R2CC_ALGO=weighted R2CC_COLL_SETS=8 R2CC_COLL_DEPTH=64 R2CC_COLL_SLICE=4096" -l 3 -s 1048576
+coll_wait
+for i in 0 1 2 3; do
+	ok "$([ "${CO_RCS[i]}" = 0 ] && [ "$(coll_field $i bad)" = 0 ] &&
+		[ "$(coll_field $i error)" = 0 ] && echo 1)" \
+		"rank $i, 8 sets x depth 64: $(coll_field $i iters) allreduces, $(coll_field $i bad) wrong, error $(coll_field $i error) (exit ${CO_RCS[i]})"
+done
+[ "$_tap_failed" = 0 ] || diag "$(tail -n 20 "$CO_DIR/0.log")"
 coll_cleanup
 
 # R2CC_ALGO: a value it does not know, then ranks that disagree
