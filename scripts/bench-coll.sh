@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # bench-coll.sh [--nodes N] [--rate MBIT] [--size BYTES] [--iters N]
+#               [--sections "3 4 5"]
 #
 # The collectives figures of Documentation/coll.rst, in one testbed run:
 # N nodes x 2 NICs, every rail of every node shaped to --rate (egress) so
@@ -20,7 +21,12 @@
 #      T_LB = max(D/(beta B), 2(n-1)D/((n-1+beta)B)) of the R2CCL paper for
 #      D = size, and the cost model's prediction (lib/coll_weight.c, the
 #      code r2cc-sim runs: tests/unit/coll_weight prints it);
-#   4. nodes 1 and 2 each down to one NIC, both ways.
+#   4. nodes 1 and 2 each down to one NIC, both ways;
+#   5. section 3 again with R2CC_COLL_SETS=2 and 4 side by side: how far
+#      a rank may receive ahead of its forwards, which the weighted ring's
+#      long chain needs (scripts/ring-schedule-model.py predicts it).
+#   --sections "3 5" runs only those of sections 3-5 (1 and 2 always run:
+#   B and the healthy time are the references).
 # Times are medians of rank 0's per-allreduce times, the first allreduce
 # of each run left out (it runs before the ranks agree on the new view).
 set -u
@@ -28,7 +34,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 tb=$here/tools/testbed/r2cc-testbed
 build=${BUILD:-$here/build}
 coll=$build/tests/libr2cc/coll
-nodes=4 rate=8 size=4194304 iters=4
+nodes=4 rate=8 size=4194304 iters=4 sections="3 4 5"
 # A shaped rail is a deep queue at 30 Mbit/s: 8 chunks of 64 KiB in it
 # wait 140 ms, and the ACKs of the ring's other direction queue behind
 # them, past RC's ACK timeout (IB_TIMEOUT 14: 67 ms) and the stall
@@ -42,7 +48,8 @@ while [ $# -gt 0 ]; do
 	--rate) rate=$2; shift ;;
 	--size) size=$2; shift ;;
 	--iters) iters=$2; shift ;;
-	*) echo "usage: $0 [--nodes N] [--rate MBIT] [--size BYTES] [--iters N]" >&2; exit 2 ;;
+	--sections) sections=$2; shift ;;
+	*) echo "usage: $0 [--nodes N] [--rate MBIT] [--size BYTES] [--iters N] [--sections \"3 4 5\"]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -94,6 +101,9 @@ lb() { echo "scale=4; d = $size * 8 / ($B * 1000000); n = $nodes; b = $1; x = d 
 model_w() { echo "scale=4; d = $size * 8 / ($B * 1000000); n = $nodes; b = $1; if (b <= 0.5) d / b else 2 * (n - 1) * d / (n - 2 + 2 * b)" | bc; }
 model_r() { echo "scale=4; d = $size * 8 / ($B * 1000000); n = $nodes; 2 * (n - 1) / n * d / $1" | bc; }
 
+section() { case " $sections " in *" $1 "*) return 0 ;; esac; return 1; }
+
+if section 3; then
 echo "== 3. node1's NIC 1 down (beta = 1/2)"
 "$tb" link node1 1 down
 sleep 2
@@ -104,7 +114,9 @@ l=$(lb 0.5)
 echo "ring:     ${tr:-?} s per allreduce; $(ratio "$tr" "$t") x healthy; $(ratio "$tr" "$l") x T_LB; model $(model_r 0.5) s"
 echo "weighted: ${tw:-?} s per allreduce; $(ratio "$tw" "$t") x healthy; $(ratio "$tw" "$l") x T_LB; model $(model_w 0.5) s"
 echo "weighted / ring $(ratio "$tw" "$tr"); T_LB $l s"
+fi
 
+if section 4; then
 echo "== 4. nodes 1 and 2 each down to one NIC"
 "$tb" link node1 1 down
 "$tb" link node2 1 down
@@ -115,4 +127,17 @@ tw2=$(allreduces R2CC_ALGO=weighted)
 "$tb" link node2 1 up
 echo "ring:     ${tr2:-?} s per allreduce; $(ratio "$tr2" "$t") x healthy"
 echo "weighted: ${tw2:-?} s per allreduce; $(ratio "$tw2" "$t") x healthy; weighted / ring $(ratio "$tw2" "$tr2")"
+fi
+
+if section 5; then
+echo "== 5. node1's NIC 1 down, receive slot sets 2 and 4"
+"$tb" link node1 1 down
+sleep 2
+for k in 2 4; do
+	tr=$(allreduces R2CC_ALGO=ring R2CC_COLL_SETS=$k)
+	tw=$(allreduces R2CC_ALGO=weighted R2CC_COLL_SETS=$k)
+	echo "sets $k: ring ${tr:-?} s, weighted ${tw:-?} s per allreduce; weighted / ring $(ratio "$tw" "$tr")"
+done
+"$tb" link node1 1 up
+fi
 rm -rf "$out"
