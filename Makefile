@@ -75,7 +75,7 @@ KTEST_BINS := $(patsubst tests/kmod/%.c,$(BUILD)/tests/kmod/%,$(KTEST_SRCS))
 	uninstall uninstall-kselftest clean help
 .DELETE_ON_ERROR:
 
-all: lib tools unit ktests libtests sim xsim
+all: lib tools unit ktests libtests sim xsim torch
 
 lib: $(LIBSO) $(LIBA) $(PCFILE) $(NCCL_SO)
 tools: $(TB_BINS) $(PERF_BIN) $(CTL_BIN)
@@ -338,4 +338,5 @@ help:
 	@echo "make clean       build outputs (keeps downloaded kernels)"
 
 include tests/xsim/xsim.mk
+include lib/torch/torch.mk
 include tests/fuzz/fuzz.mk

@@ -4,6 +4,7 @@
 # Installs what building and testing r2cc needs on Debian 12, from the
 # Debian archive only: tools, rdma-core, QEMU, and the headers of the two
 # testbed kernels (the current bookworm 6.1 and bookworm-security 6.12),
+# PyTorch for the torch backend (lib/torch),
 # then fetches those kernels into build/cache.  Quiet and quick when all is
 # already there.
 set -euo pipefail
@@ -19,7 +20,8 @@ pkgs=(gcc make libc6-dev perl pkg-config python3 iproute2 kmod cpio sparse
       ibverbs-providers ibverbs-utils libibverbs-dev librdmacm-dev
       perftest ethtool libnl-3-dev libnl-genl-3-dev bpftrace dwarves systemtap-sdt-dev
       gnuplot-nox bpftool clang-14 libclang-rt-14-dev dkms python3-sphinx
-      debhelper dh-dkms lintian fakeroot dpkg-dev)
+      debhelper dh-dkms lintian fakeroot dpkg-dev
+      python3-torch libtorch-dev pybind11-dev)
 
 headers_of() {
 	apt-cache depends "$1" 2>/dev/null |

@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The torch.distributed backend (lib/torch): the Python extension
+# r2cc_torch._C and its package in $(BUILD)/lib/torch/r2cc_torch, built
+# against Debian's libtorch-dev, python3-torch and pybind11-dev (which
+# libtorch-dev does not pull in).  Included by the top Makefile, which has
+# BUILD, CXX and LIBSO; paths are from the top, as there.  Use it with
+#   PYTHONPATH=$(BUILD)/lib/torch /usr/bin/python3 -c 'import r2cc_torch'
+
+TORCH_HEADERS := /usr/include/torch/csrc/distributed/c10d/ProcessGroup.hpp \
+	/usr/include/pybind11/pybind11.h
+TORCH_AVAILABLE := $(shell ls $(TORCH_HEADERS) >/dev/null 2>&1 && echo 1)
+
+.PHONY: torch
+
+ifeq ($(TORCH_AVAILABLE),1)
+
+# python3-torch is built for Debian's interpreter; a python3 found earlier
+# on PATH (pyenv, a venv) may have no torch, or other headers.
+TORCH_PYTHON ?= /usr/bin/python3
+TORCH_PYCONFIG := $(TORCH_PYTHON)-config
+TORCH_PKG := $(BUILD)/lib/torch/r2cc_torch
+TORCH_EXT := $(TORCH_PKG)/_C$(shell $(TORCH_PYCONFIG) --extension-suffix)
+
+# torch's, pybind11's and Python's headers are system headers (under
+# /usr/include, or -isystem), so -Werror holds our code only.  Debian's
+# libtorch has the C++11 ABI (std::__cxx11 in its symbols).
+TORCH_CXXFLAGS ?= -O2 -g
+TORCH_ALL_CXXFLAGS = -std=c++17 -fPIC -fvisibility=hidden \
+	-Wall -Wextra -Werror $(TORCH_CXXFLAGS) -Iinclude \
+	$(patsubst -I%,-isystem %,$(shell $(TORCH_PYCONFIG) --includes)) \
+	-D_GLIBCXX_USE_CXX11_ABI=1 \
+	-DTORCH_EXTENSION_NAME=_C -DTORCH_API_INCLUDE_EXTENSION_H \
+	$(CPPFLAGS)
+# libr2cc.so.0 is two levels up, in $(BUILD)/lib: no LD_LIBRARY_PATH needed.
+TORCH_LDLIBS := -L$(BUILD)/lib -lr2cc -Wl,-rpath,'$$ORIGIN/../..' \
+	-ltorch -ltorch_cpu -lc10 -ltorch_python
+
+torch: $(TORCH_EXT) $(TORCH_PKG)/__init__.py
+
+$(TORCH_EXT): lib/torch/r2cc_torch.cpp lib/torch/torch.mk $(wildcard include/r2cc/*.h) $(LIBSO)
+	@mkdir -p $(@D)
+	$(CXX) $(TORCH_ALL_CXXFLAGS) $(LDFLAGS) -shared -o $@.tmp $< $(TORCH_LDLIBS)
+	mv -f $@.tmp $@
+
+$(TORCH_PKG)/__init__.py: lib/torch/r2cc_torch/__init__.py
+	@mkdir -p $(@D)
+	cp -f $< $@
+
+else
+
+# `make check` runs deps (which installs them) after this file was read:
+# look again.
+torch:
+	@if ls $(TORCH_HEADERS) >/dev/null 2>&1; then \
+		$(MAKE) --no-print-directory torch; \
+	else \
+		echo "torch: skipped (needs libtorch-dev and pybind11-dev)"; \
+	fi
+
+endif
