@@ -328,6 +328,7 @@ distclean: clean
 
 help:
 	@echo "make [all]       libr2cc, testbed helpers, unit tests (in $(BUILD))"
+	@echo "make torch       the PyTorch backend (part of all when libtorch-dev is installed)"
 	@echo "make kmod        r2cc.ko against KDIR=$(KDIR)"
 	@echo "make deps        install apt packages and testbed kernels (root)"
 	@echo "make check       host unit tests and testbed tests on 6.1 and 6.12"
