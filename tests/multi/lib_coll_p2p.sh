@@ -9,7 +9,14 @@ tb_require 3
 plan_later
 
 COLL=$R2CC_BUILD/tests/libr2cc/coll_p2p
-coll_start "$TB_NODES" ""
+# The largest messages: 256 KiB (2.25 MiB in flight per rank over six
+# connections), 1 MiB under check-full (COLL_FULL).  At 1 MiB (9 MiB in
+# flight) the emulated nodes fall behind the 500 ms stall window
+# tests/lib/coll.sh sets: a storm of false stalls, a control channel lost
+# to TCP's timeout, and ranks left waiting (Documentation/coll.rst).
+max=65536
+[ -n "${COLL_FULL:-}" ] && max=262144
+coll_start "$TB_NODES" "COLL_P2P_MAX=$max"
 coll_wait
 coll_report
 coll_cleanup

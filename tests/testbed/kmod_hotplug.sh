@@ -1,13 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# RDMA devices removed and added R2CC_HOTPLUG_ROUNDS times (default 40;
+# RDMA devices removed and added R2CC_HOTPLUG_ROUNDS times (default 25;
 # scripts/check-full.sh 100) while a subscriber reads: every add and
 # remove is a record, nothing is lost, the kernel stays clean; rmmod is
 # refused while /dev/r2cc is open and works once it is closed.
 . "$(dirname "$0")/../lib/tap.sh"
 tb_require 1
 plan_later
-N=${R2CC_HOTPLUG_ROUNDS:-40}
+N=${R2CC_HOTPLUG_ROUNDS:-25}
 
 run_ok "insmod r2cc.ko" kmod_load node0
 out=$(mktemp)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Concurrent readers, injectors and real events: four subscribers read
 # while two processes inject on rxe1 (R2CC_STRESS_ROUNDS down/up pairs
-# each, default 60; scripts/check-full.sh 150) and rxe0's carrier flaps;
+# each, default 40; scripts/check-full.sh 150) and rxe0's carrier flaps;
 # every subscriber sees the same records, with consecutive sequence
 # numbers.
 . "$(dirname "$0")/../lib/tap.sh"
@@ -24,7 +24,7 @@ for ((t = 0; t < 100; t++)); do
 	[ $n = 4 ] && break
 	sleep 0.1
 done
-inj='for ((i = 0; i < '"${R2CC_STRESS_ROUNDS:-60}"'; i++)); do
+inj='for ((i = 0; i < '"${R2CC_STRESS_ROUNDS:-40}"'; i++)); do
 	'"$KTEST"'/inject rxe1 1 down 2>/dev/null
 	'"$KTEST"'/inject rxe1 1 up 2>/dev/null
 done; true'

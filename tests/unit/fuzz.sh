@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # The libFuzzer targets (tests/fuzz/): builds them (make fuzz) and runs
-# each for FUZZ_SECS seconds (default 10; fuzz_nics and fuzz_env, small
+# each for FUZZ_SECS seconds (default 6; fuzz_nics and fuzz_env, small
 # parsers that saturate within seconds, 7/10 of it, which keeps the four
-# near 40 s) over a copy of its seed corpus,
+# near 25 s; scripts/check-full.sh: 30) over a copy of its seed corpus,
 # after replaying the inputs kept in tests/fuzz/regress/<target>/; one
 # test point per target, passing when libFuzzer exits 0, with the number
 # of executions it reports.  Inputs of known bugs not fixed yet
@@ -14,7 +14,7 @@
 . "$(dirname "$0")/../lib/tap.sh"
 
 cc=${FUZZ_CC:-$(command -v clang || command -v clang-14 || echo clang)}
-secs=${FUZZ_SECS:-10}
+secs=${FUZZ_SECS:-6}
 cd "$R2CC_REPO" || exit 1
 mkdir -p "$R2CC_BUILD" && build=$(cd "$R2CC_BUILD" && pwd) ||
 	skip_all "no build directory $R2CC_BUILD"

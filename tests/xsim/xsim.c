@@ -7,8 +7,8 @@
  *   xsim -b                            the cost of r2cc_test()'s lock
  *   R2CC_SIM_SEED=0x1234 xsim [-c CASE]  one seed, traced on stderr
  *
- * Without -n it runs seeds for 30 s (-t sets the time; with -n as well,
- * whichever ends first), then every scripted case.
+ * Without -n it runs seeds for 30 s, or $R2CC_XSIM_SECONDS (-t sets the
+ * time; with -n as well, whichever ends first), then every scripted case.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -366,7 +366,9 @@ int main(int argc, char **argv)
 	const char *one = getenv("R2CC_SIM_SEED");
 	const struct xs_case *k = NULL;
 	uint64_t first = 1, n = 1000000, s;
-	double limit = 30, t0;	/* as the ASan phase runs it: no options */
+	const char *secs = getenv("R2CC_XSIM_SECONDS");
+	/* the ASan phase runs it with no options, the time from the env */
+	double limit = secs && *secs ? atof(secs) : 30, t0;
 	int opt, bad = 0, i;
 
 	while ((opt = getopt(argc, argv, "bc:n:s:t:")) != -1) {
