@@ -32,6 +32,23 @@ if "$tb" status >/dev/null 2>&1; then
 	exit 1
 fi
 trap '"$tb" down >/dev/null 2>&1' EXIT INT TERM
+
+# cut_after PATTERN LOG TENTHS SECS NODE HOLD: once PATTERN is in LOG (at
+# most TENTHS tenths of a second), wait SECS, then cut NODE's rail 1 cable
+# for HOLD seconds.
+cut_after() {
+	local _
+	for _ in $(seq "$3"); do
+		grep -q "$1" "$2" && break
+		sleep 0.1
+	done
+	sleep "$4"
+	echo "  (cutting $5's rail 1 cable)"
+	"$tb" link "$5" 1 down
+	sleep "$6"
+	echo "  (restoring it)"
+	"$tb" link "$5" 1 up
+}
 mkdir -p "$out"
 
 say "Booting 4 nodes (Debian 6.1 under QEMU/TCG), 2 soft-RoCE NICs each"
@@ -59,16 +76,7 @@ recv=$!
 	>"$out/sender.log" 2>&1 &
 send=$!
 # The transfer starts once both ranks have met; count from there.
-for _ in $(seq 300); do
-	grep -q 's .*Mbit/s' "$out/receiver.log" && break
-	sleep 0.1
-done
-sleep 3
-echo "  (cutting node0's rail 1 cable)"
-"$tb" link node0 1 down
-sleep 3.5
-echo "  (restoring it)"
-"$tb" link node0 1 up
+cut_after 's .*Mbit/s' "$out/receiver.log" 300 3 node0 3.5
 wait "$send"
 src=$?
 wait "$recv"
@@ -119,16 +127,7 @@ act2() {
 			"$coll" -l 60 -s 262144 >"$out/act2-$name.$i.log" 2>&1 &
 		pids+=($!)
 	done
-	for _ in $(seq 600); do
-		grep -q '^streaming' "$out/act2-$name.0.log" && break
-		sleep 0.1
-	done
-	sleep 2
-	echo "  (cutting node1's rail 1 cable)"
-	"$tb" link node1 1 down
-	sleep 3
-	echo "  (restoring it)"
-	"$tb" link node1 1 up
+	cut_after '^streaming' "$out/act2-$name.0.log" 600 2 node1 3
 	for i in "${pids[@]}"; do wait "$i"; done
 	awk '/^iter: / {t += $3; printf "%.3f,%.1f\n", t, $3 * 1000}' \
 		"$out/act2-$name.0.log" >"$out/act2-$name.csv"
