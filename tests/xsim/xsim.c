@@ -269,7 +269,8 @@ static const struct xs_case cases[] = {
 };
 
 #define NCASES	(int)(sizeof(cases) / sizeof(cases[0]))
-#define CASE_SEEDS	40
+/* seeds per scripted case: R2CC_XSIM_CASE_SEEDS, 40 by default */
+static uint64_t case_seeds = 40;
 
 static int run_case(int i, const char *argv0)
 {
@@ -278,7 +279,7 @@ static int run_case(int i, const char *argv0)
 	int reached = 0, in_phase[XS_SB_PHASES] = { 0 }, p;
 	uint64_t s;
 
-	for (s = 1; s <= CASE_SEEDS && !why; s++) {
+	for (s = 1; s <= case_seeds && !why; s++) {
 		struct xs_config c;
 
 		xs_config_draw(&c, s);
@@ -311,15 +312,16 @@ static int run_case(int i, const char *argv0)
 		for (p = 0; p < XS_SB_PHASES; p++)
 			if (k->phases >> p & 1)
 				printf("#   case %s: %d of %d seeds reached phase '%s'\n",
-				       k->name, in_phase[p], CASE_SEEDS,
+				       k->name, in_phase[p], (int)case_seeds,
 				       phase_names[p]);
 		printf("%sok %d - case %s: %d seeds, %d reached every phase\n",
-		       reached == CASE_SEEDS ? "" : "not ", i + 2, k->name,
-		       CASE_SEEDS, reached);
-		return reached != CASE_SEEDS;
+		       reached == (int)case_seeds ? "" : "not ", i + 2,
+		       k->name, (int)case_seeds, reached);
+		return reached != (int)case_seeds;
 	}
 	printf("%sok %d - case %s: %d seeds, %d reached the scenario\n",
-	       reached ? "" : "not ", i + 2, k->name, CASE_SEEDS, reached);
+	       reached ? "" : "not ", i + 2, k->name, (int)case_seeds,
+	       reached);
 	return !reached;
 }
 
@@ -367,6 +369,7 @@ int main(int argc, char **argv)
 	const struct xs_case *k = NULL;
 	uint64_t first = 1, n = 1000000, s;
 	const char *secs = getenv("R2CC_XSIM_SECONDS");
+	const char *per_case = getenv("R2CC_XSIM_CASE_SEEDS");
 	/* the ASan phase runs it with no options, the time from the env */
 	double limit = secs && *secs ? atof(secs) : 30, t0;
 	int opt, bad = 0, i;
@@ -406,6 +409,14 @@ int main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr, "usage: %s [-c CASE] [-n SEEDS] [-s FIRST] [-t SECONDS]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (per_case && *per_case) {
+		case_seeds = strtoull(per_case, NULL, 0);
+		if (case_seeds < 1 || case_seeds > 100000) {
+			fprintf(stderr, "%s: R2CC_XSIM_CASE_SEEDS must be 1..100000\n",
 				argv[0]);
 			return 2;
 		}
