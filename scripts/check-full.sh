@@ -18,5 +18,5 @@ set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 make -s -C "$here" deps all kmod-testbed || exit 1
 R2CC_RAILS_ALL=1 R2CC_UPDOWN_CYCLES=10 R2CC_HOTPLUG_ROUNDS=100 \
-	R2CC_STRESS_ROUNDS=150 R2CC_XSIM_SECONDS=120 R2CC_XSIM_ASAN_SECONDS=60 R2CC_XSIM_ASAN_CASE_SEEDS=40 FUZZ_SECS=30 TSAN_RUNS=3 COLL_FULL=1 R2CC_RERUN_CASES="crash poweroff rail blackhole" \
+	R2CC_STRESS_ROUNDS=150 R2CC_XSIM_SECONDS=120 R2CC_XSIM_ASAN_SECONDS=60 R2CC_XSIM_ASAN_CASE_SEEDS=40 FUZZ_SECS=30 TSAN_RUNS=3 COLL_FULL=1 R2CC_RERUN_CASES="crash twice poweroff rail blackhole" \
 	exec "$here/tests/run-all" --every-kernel "$@"

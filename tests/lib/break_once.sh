@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# For tests/lifecycle/run_all_rerun.sh: the first run (no file at
-# $R2CC_BREAK_ONCE yet) breaks the testbed as $R2CC_BREAK_HOW says; a run
-# after that passes.  Not a test of its own (nothing runs tests/lib).
+# For tests/lifecycle/run_all_rerun.sh: the first $R2CC_BREAK_TIMES runs
+# (default 1; counted in the file $R2CC_BREAK_ONCE) break the testbed as
+# $R2CC_BREAK_HOW says; a run after that passes.  Not a test of its own
+# (nothing runs tests/lib).
 #   crash      node1's kernel panics (sysrq c): a report, no r2cc.ko frame
 #   poweroff   node1 powers off (sysrq o): no report; the file fails
 #   rail       node1's rail 1 stops answering (ARP off), the carrier up
@@ -12,11 +13,12 @@
 tb_require 2
 plan_later
 : "${R2CC_BREAK_ONCE:?set R2CC_BREAK_ONCE to a file that does not exist}"
-if [ -e "$R2CC_BREAK_ONCE" ]; then
-	pass "second run: a fresh testbed"
+runs=$(cat "$R2CC_BREAK_ONCE" 2>/dev/null || echo 0)
+echo $((runs + 1)) >"$R2CC_BREAK_ONCE"
+if [ "$runs" -ge "${R2CC_BREAK_TIMES:-1}" ]; then
+	pass "run $((runs + 1)): a fresh testbed"
 	tb_finish
 fi
-touch "$R2CC_BREAK_ONCE"
 how=${R2CC_BREAK_HOW:-crash}
 case $how in
 crash|poweroff)

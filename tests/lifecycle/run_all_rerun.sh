@@ -8,8 +8,10 @@
 #   - a rail stops carrying frames with no testbed fault set: re-run;
 #   - the file leaves a black hole set: it fails, no re-run.
 # Needs the testbed down when it starts (run-all brings its own).
+#   - a node's kernel panics again during that re-run: the re-run's
+#     failures count, and the testbed comes back for the files left;
 # R2CC_RERUN_CASES picks the scenarios (default "crash blackhole", a
-# re-run and a refusal; scripts/check-full.sh runs all four).
+# re-run and a refusal; scripts/check-full.sh runs all five).
 . "$(dirname "$0")/../lib/tap.sh"
 
 [ "$(id -u)" = 0 ] || skip_all "needs root"
@@ -19,13 +21,15 @@ plan_later
 work=$(mktemp -d /tmp/r2cc-rerun.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-# run_all HOW: run-all over tests/lib/break_once.sh on 6.1; its output in
-# $out, its exit status in $rc.
+# run_all HOW [TIMES [FILES]]: run-all over FILES (tests/lib/break_once.sh)
+# on 6.1, the first TIMES (1) runs of break_once.sh breaking the testbed
+# as HOW says; its output in $out, its exit status in $rc.
 run_all() {
-	out=$work/$1.out
-	R2CC_BREAK_ONCE=$work/$1.mark R2CC_BREAK_HOW=$1 \
+	out=$work/$1$2.out
+	R2CC_BREAK_ONCE=$work/$1$2.mark R2CC_BREAK_HOW=$1 \
+		R2CC_BREAK_TIMES=${2:-1} \
 		"$R2CC_REPO/tests/run-all" --testbed-only --kernels 6.1 \
-		--tests tests/lib/break_once.sh >"$out" 2>&1
+		--tests "${3:-tests/lib/break_once.sh}" >"$out" 2>&1
 	rc=$?
 }
 
@@ -52,6 +56,19 @@ is "$(grep -c '^testbed up:' "$out")" 2 \
 	"panic: the testbed was brought up again for the re-run"
 # Each run is 3 test points: its own and two kernel-log checks.
 has panic '^3 passed, 0 failed' "only the re-run is counted"
+[ $_tap_failed = 0 ] || diag "$(cat "$out")"
+fi
+
+if want twice; then
+# The file twice: its first run and its re-run each panic node1, and the
+# second time through it passes.
+run_all crash 2 "tests/lib/break_once.sh tests/lib/break_once.sh"
+is "$rc" 1 "a re-run that panics too: run-all fails"
+is "$(grep -c '^RERUN' "$out")" 1 "re-run once, not twice"
+is "$(grep -c '^testbed up:' "$out")" 3 \
+	"twice: the testbed came back for the re-run and for the file after"
+# run 2 fails its check that node1 still runs; run 3 passes all three
+has twice '^5 passed, 1 failed' "the re-run's failure counts"
 [ $_tap_failed = 0 ] || diag "$(cat "$out")"
 fi
 
