@@ -40,6 +40,7 @@
 #include <pybind11/chrono.h>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/csrc/utils/pybind.h>
+#include <torch/csrc/utils/tensor_flatten.h>
 
 #include <r2cc/bootstrap.h>
 #include <r2cc/coll.h>
@@ -131,26 +132,18 @@ enum r2cc_redop reduce_op(const c10d::ReduceOp &rop, const char *op)
 	}
 }
 
-/* One flat temporary holding @ts back to back (they share one dtype). */
-at::Tensor flatten(const std::vector<at::Tensor> &ts)
-{
-	std::vector<at::Tensor> views;
-
-	views.reserve(ts.size());
-	for (const auto &t : ts)
-		views.push_back(t.view(-1));
-	return at::cat(views);
-}
-
-/* The reverse of flatten(): @flat's pieces back into @ts. */
+/*
+ * @flat's pieces (torch's flatten_dense_tensors layout: @ts back to back)
+ * copied into @ts.  A lone tensor's flat form may be a view of it: the
+ * copy is then onto itself, which torch allows.
+ */
 void unflatten(const at::Tensor &flat, const std::vector<at::Tensor> &ts)
 {
-	int64_t off = 0;
+	std::vector<at::Tensor> parts =
+		torch::utils::unflatten_dense_tensors(flat, ts);
 
-	for (const auto &t : ts) {
-		t.view(-1).copy_(flat.narrow(0, off, t.numel()));
-		off += t.numel();
-	}
+	for (size_t i = 0; i < ts.size(); i++)
+		ts[i].copy_(parts[i]);
 }
 
 class WorkR2cc : public c10d::Work {
@@ -370,7 +363,7 @@ public:
 			fail(name, "no tensors");
 		for (const auto &t : tensors)
 			check_like(t, tensors[0], t.numel(), name);
-		at::Tensor flat = flatten(tensors);
+		at::Tensor flat = torch::utils::flatten_dense_tensors(tensors);
 
 		return submit(OpType::ALLREDUCE_COALESCED, name,
 			      "r2cc:all_reduce_coalesced", tensors, tensors,
@@ -459,7 +452,8 @@ public:
 			     " tensors");
 		for (const auto &t : inputs[0])
 			check_like(t, out, out.numel(), "reduce_scatter");
-		at::Tensor flat = flatten(inputs[0]);
+		at::Tensor flat =
+			torch::utils::flatten_dense_tensors(inputs[0]);
 
 		return submit(OpType::REDUCE_SCATTER, "reduce_scatter",
 			      "r2cc:reduce_scatter", inputs[0], outputs,

@@ -9,7 +9,8 @@
 # step for step, and the final parameters are bit for bit those of the
 # fault-free run, and the communicator counted the failover.  Gloo gets
 # the same losses to rounding (another reduction order); its slowest step
-# is shown beside r2cc's.  In CI on two nodes (importing torch takes 45 s
+# is shown beside r2cc's.  After each r2cc training every rank checks the
+# backend's other collectives (the flattening paths, the rooted ones).  In CI on two nodes (importing torch takes 45 s
 # to 4 minutes in emulated nodes); the four-node run of
 # Documentation/torch.rst is this file on a 4 x 3 testbed.
 # ci: kernel 6.1
@@ -37,15 +38,17 @@ for ((i = last; i >= 0; i--)); do
 		R2CC_SOCKET_IFNAME=ctl0 R2CC_STALL_MS=500 \
 		CTL_IFNAME=ctl0 GLOO_RUN_IFNAME=eth0 OMP_NUM_THREADS=1 \
 		"$PY" "$R2CC_REPO/tests/torch/ddp_train.py" --runs r2cc,r2cc,gloo \
-		--steps "$steps" --step-ms 100 >"$dir/$i.log" 2>&1 &
+		--steps "$steps" --step-ms 100 --check-ops >"$dir/$i.log" 2>&1 &
 	pids[i]=$!
 done
 
-# at_step K N: wait (up to 15 min) until rank 0 finished step N of run K.
+# at_step K N: wait (up to 15 min) until rank 0 finished step N of run K;
+# fails at once if rank 0 has exited.
 at_step() {
 	local t
 	for ((t = 0; t < 9000; t++)); do
 		grep -q "^step: $1 $2 " "$dir/0.log" 2>/dev/null && return 0
+		kill -0 "${pids[0]}" 2>/dev/null || return 1
 		sleep 0.1
 	done
 	return 1
@@ -69,6 +72,12 @@ for ((i = 0; i < ranks; i++)); do
 	[ "$rc" = 0 ] || diag "$(tail -n 25 "$dir/$i.log")"
 done
 
+for ((i = 0; i < ranks; i++)); do
+	for k in 0 1; do
+		o=$(sed -n "s/^ops: $k //p" "$dir/$i.log")
+		is "$o" ok "rank $i, run $k: coalesced allreduce, allgather (list and flat), reduce-scatter, broadcast and reduce exact"
+	done
+done
 losses() { sed -n "s/^step: $2 \([0-9]*\) \([^ ]*\) .*/\1 \2/p" "$dir/$1.log"; }
 params() { sed -n "s/^params: $2 //p" "$dir/$1.log"; }
 # times K: rank 0's median and slowest step of run K, seconds

@@ -19,6 +19,7 @@ Prints, for the harness:
   run: K BACKEND                as run K starts
   step: K I LOSS SECONDS        per step (LOSS with repr(), every bit)
   params: K SHA256              of every parameter's bytes after run K
+  ops: K ok|bad WHAT            with --check-ops, after an r2cc run
   result: K steps=N backend=B [r2cc stats as key=value]
 Environment: MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE (torchrun's).
 """
@@ -31,6 +32,47 @@ import time
 import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+def check_ops(pg, rank, world):
+    """The backend's other collectives against values computed here: the
+    paths through its flattening (coalesced allreduce, allgather into a
+    list, reduce-scatter from a list) and the rooted ones.  Returns the
+    names of those that came out wrong."""
+    bad = []
+    tri = world * (world + 1) / 2  # sum of rank + 1 over the ranks
+
+    def expect(name, got, want):
+        if not torch.equal(got, want):
+            bad.append(f"{name} {got.tolist()} != {want.tolist()}")
+
+    a = torch.full((3,), rank + 1.0)
+    b = torch.arange(5.0) * (rank + 1)  # coalesced: one dtype
+    dist.all_reduce_coalesced([a, b], group=pg)
+    expect("allreduce_coalesced[0]", a, torch.full((3,), tri))
+    expect("allreduce_coalesced[1]", b, torch.arange(5.0) * tri)
+    outs = [torch.empty(4, dtype=torch.int32) for _ in range(world)]
+    dist.all_gather(outs, torch.full((4,), rank, dtype=torch.int32), group=pg)
+    for i in range(world):
+        expect(f"allgather[{i}]", outs[i],
+               torch.full((4,), i, dtype=torch.int32))
+    flat = torch.empty(world * 2, dtype=torch.int64)
+    dist._all_gather_base(flat, torch.full((2,), rank * 10), group=pg)
+    expect("_allgather_base", flat,
+           torch.arange(world).repeat_interleave(2) * 10)
+    out = torch.empty(2, dtype=torch.int64)
+    dist.reduce_scatter(out, [torch.full((2,), rank + i) for i in range(world)],
+                        group=pg)
+    # sum over r of (r + rank): world * rank + world * (world - 1) / 2
+    expect("reduce_scatter", out,
+           torch.full((2,), world * rank + world * (world - 1) // 2))
+    t = torch.full((3,), float(rank))
+    dist.broadcast(t, src=world - 1, group=pg)
+    expect("broadcast", t, torch.full((3,), float(world - 1)))
+    t = torch.full((2,), rank + 1.0)
+    dist.reduce(t, dst=0, group=pg)
+    expect("reduce", t, torch.full((2,), tri if rank == 0 else rank + 1.0))
+    return bad
 
 
 def train(k, backend, a, rank):
@@ -65,6 +107,10 @@ def train(k, backend, a, rank):
     for p in model.parameters():
         h.update(p.detach().numpy().tobytes())
     print(f"params: {k} {h.hexdigest()}", flush=True)
+    if backend == "r2cc" and a.check_ops:
+        bad = check_ops(pg, rank, dist.get_world_size())
+        print(f"ops: {k} {'bad ' + '; '.join(bad) if bad else 'ok'}",
+              flush=True)
     extra = ""
     if backend == "r2cc":
         import r2cc_torch
@@ -84,6 +130,9 @@ def main():
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--step-ms", type=int, default=0,
                     help="sleep between steps, so a fault lands mid-run")
+    ap.add_argument("--check-ops", action="store_true",
+                    help="after each r2cc training, check the backend's "
+                    "other collectives (prints ops: K ok|bad ...)")
     a = ap.parse_args()
     runs = a.runs.split(",")
     if a.steps < 1 or a.hidden < 1 or a.batch < 1 or a.step_ms < 0:
