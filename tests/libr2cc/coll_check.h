@@ -7,15 +7,14 @@
 #ifndef R2CC_TESTS_COLL_CHECK_H
 #define R2CC_TESTS_COLL_CHECK_H
 
-#include <execinfo.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <r2cc/coll.h>
+
+#include "crash_report.h"
 
 static int failed;
 
@@ -46,39 +45,6 @@ static void logf_(void *arg, enum r2cc_log_level l, const char *msg)
 {
 	(void)arg;
 	fprintf(stderr, "[%.3f] r2cc %d: %s\n", now_s(), l, msg);
-}
-
-/*
- * A rank that crashes in CI leaves only "exit 139" behind: print the
- * signal and the stack (library frames as libr2cc.so.0(+OFFSET), which
- * addr2line resolves against the same build) to stderr, the rank's log,
- * then die of the signal as before.  Only async-signal-safe calls, but
- * backtrace(), which is preloaded below so it allocates nothing here.
- */
-static void crash_report(int sig)
-{
-	static const char head[] = "crash: fatal signal; stack:\n";
-	void *pc[64];
-	int n;
-
-	if (write(2, head, sizeof(head) - 1) < 0)
-		goto out;
-	n = backtrace(pc, 64);
-	backtrace_symbols_fd(pc, n, 2);
-out:
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static void crash_report_install(void)
-{
-	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
-	void *pc[1];
-	unsigned int i;
-
-	backtrace(pc, 1);	/* loads libgcc now, not in the handler */
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		signal(sigs[i], crash_report);
 }
 
 /*

@@ -17,6 +17,8 @@
 #include <r2cc/bootstrap.h>
 #include <r2cc/r2cc.h>
 
+#include "crash_report.h"
+
 #define MAX_WINDOW 32
 
 static uint64_t mix(uint64_t x)
@@ -104,6 +106,7 @@ int main(int argc, char **argv)
 	double t0, t1, next_tick = 0.5;
 	uint8_t *buf;
 
+	crash_report_install();
 	while ((opt = getopt_long(argc, argv, "v", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'n': msgs = atol(optarg); break;
