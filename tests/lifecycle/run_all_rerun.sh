@@ -6,10 +6,10 @@
 #     runs once more on a fresh testbed, and only its re-run counts;
 #   - a node vanishes without a report: the file fails, no re-run;
 #   - a rail stops carrying frames with no testbed fault set: re-run;
-#   - the file leaves a black hole set: it fails, no re-run.
+#   - the file leaves a black hole set: it fails, no re-run;
+#   - a node's kernel panics again during a re-run: the re-run's
+#     failures count, and the testbed comes back for the files left.
 # Needs the testbed down when it starts (run-all brings its own).
-#   - a node's kernel panics again during that re-run: the re-run's
-#     failures count, and the testbed comes back for the files left;
 # R2CC_RERUN_CASES picks the scenarios (default "crash blackhole", a
 # re-run and a refusal; scripts/check-full.sh runs all five).
 . "$(dirname "$0")/../lib/tap.sh"

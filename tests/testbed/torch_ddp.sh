@@ -10,9 +10,10 @@
 # fault-free run, and the communicator counted the failover.  Gloo gets
 # the same losses to rounding (another reduction order); its slowest step
 # is shown beside r2cc's.  After each r2cc training every rank checks the
-# backend's other collectives (the flattening paths, the rooted ones).  In CI on two nodes (importing torch takes 45 s
-# to 4 minutes in emulated nodes); the four-node run of
-# Documentation/torch.rst is this file on a 4 x 3 testbed.
+# backend's other collectives (the flattening paths, the rooted ones).
+# In CI on two nodes (importing torch takes 45 s to 4 minutes in emulated
+# nodes); the four-node run of Documentation/torch.rst is this file on a
+# 4 x 3 testbed.
 # ci: kernel 6.1
 . "$(dirname "$0")/../lib/tap.sh"
 tb_require 2

@@ -37,8 +37,8 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 def check_ops(pg, rank, world):
     """The backend's other collectives against values computed here: the
     paths through its flattening (coalesced allreduce, allgather into a
-    list, reduce-scatter from a list) and the rooted ones.  Returns the
-    names of those that came out wrong."""
+    list, reduce-scatter from a list) and the rooted ones.  Returns, for
+    each that came out wrong, its name and what it gave."""
     bad = []
     tri = world * (world + 1) / 2  # sum of rank + 1 over the ranks
 

@@ -270,7 +270,7 @@ static const struct xs_case cases[] = {
 
 #define NCASES	(int)(sizeof(cases) / sizeof(cases[0]))
 /* seeds per scripted case: R2CC_XSIM_CASE_SEEDS, 40 by default */
-static uint64_t case_seeds = 40;
+static int case_seeds = 40;
 
 static int run_case(int i, const char *argv0)
 {
@@ -279,7 +279,7 @@ static int run_case(int i, const char *argv0)
 	int reached = 0, in_phase[XS_SB_PHASES] = { 0 }, p;
 	uint64_t s;
 
-	for (s = 1; s <= case_seeds && !why; s++) {
+	for (s = 1; s <= (uint64_t)case_seeds && !why; s++) {
 		struct xs_config c;
 
 		xs_config_draw(&c, s);
@@ -312,16 +312,15 @@ static int run_case(int i, const char *argv0)
 		for (p = 0; p < XS_SB_PHASES; p++)
 			if (k->phases >> p & 1)
 				printf("#   case %s: %d of %d seeds reached phase '%s'\n",
-				       k->name, in_phase[p], (int)case_seeds,
+				       k->name, in_phase[p], case_seeds,
 				       phase_names[p]);
 		printf("%sok %d - case %s: %d seeds, %d reached every phase\n",
-		       reached == (int)case_seeds ? "" : "not ", i + 2,
-		       k->name, (int)case_seeds, reached);
-		return reached != (int)case_seeds;
+		       reached == case_seeds ? "" : "not ", i + 2, k->name,
+		       case_seeds, reached);
+		return reached != case_seeds;
 	}
 	printf("%sok %d - case %s: %d seeds, %d reached the scenario\n",
-	       reached ? "" : "not ", i + 2, k->name, (int)case_seeds,
-	       reached);
+	       reached ? "" : "not ", i + 2, k->name, case_seeds, reached);
 	return !reached;
 }
 
@@ -414,12 +413,15 @@ int main(int argc, char **argv)
 		}
 	}
 	if (per_case && *per_case) {
-		case_seeds = strtoull(per_case, NULL, 0);
-		if (case_seeds < 1 || case_seeds > 100000) {
+		char *end;
+		long v = strtol(per_case, &end, 0);
+
+		if (*end || v < 1 || v > 100000) {
 			fprintf(stderr, "%s: R2CC_XSIM_CASE_SEEDS must be 1..100000\n",
 				argv[0]);
 			return 2;
 		}
+		case_seeds = (int)v;
 	}
 	if (one && *one)
 		return replay(strtoull(one, NULL, 0), k);
