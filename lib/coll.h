@@ -216,13 +216,21 @@ struct r2cc_comm {
 	struct r2cc_conn **to, **from;
 	struct r2cc_conn **cto, **cfrom;
 	size_t rd_max;			/* up to this many bytes: coll_rd.c */
-	/* the weighted ring: allowed (R2CC_ALGO), and the view's weights */
+	/*
+	 * The weighted ring: forced (R2CC_ALGO=weighted) or left to the
+	 * schedule model (auto), and the view's weights.
+	 */
 	bool weighted;
+	bool w_auto;
 	bool w_uneven;			/* the weights differ: use them */
 	uint32_t w_seq;			/* the view they were computed from */
 	bool w_valid;
 	uint32_t *w;			/* n weights */
 	uint64_t done_w;		/* collectives by the weighted ring */
+	/* auto's last answer: for this view and element count */
+	uint32_t pick_seq;
+	size_t pick_count;
+	int pick;			/* 1 weighted, 0 ring, -1 none yet */
 };
 
 /* The requests of a point-to-point operation (one, or an all-to-all's). */

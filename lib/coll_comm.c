@@ -183,15 +183,47 @@ static const char *const algo_names[] = {
 	[R2CC_COLL_ALGO_WEIGHTED] = "weighted",
 };
 
+/* What every rank must choose alike, as r2cc_comm_init() gathers it. */
+struct comm_choice {
+	uint32_t algo, slice, depth, sets;
+};
+
+static const char *const choice_names[] = {
+	"R2CC_ALGO", "slice_bytes (R2CC_COLL_SLICE)", "depth (R2CC_COLL_DEPTH)",
+	"R2CC_COLL_SETS",
+};
+
+/*
+ * The first field in which @a and @b differ, as its index into
+ * choice_names, with the two values in *@x and *@y; or -1.
+ */
+static int choice_differs(const struct comm_choice *a,
+			  const struct comm_choice *b, uint32_t *x, uint32_t *y)
+{
+	const uint32_t p[] = { a->algo, a->slice, a->depth, a->sets };
+	const uint32_t q[] = { b->algo, b->slice, b->depth, b->sets };
+	int i;
+
+	for (i = 0; i < (int)(sizeof(p) / sizeof(p[0])); i++)
+		if (p[i] != q[i]) {
+			*x = p[i];
+			*y = q[i];
+			return i;
+		}
+	return -1;
+}
+
 /*
  * The allreduce algorithm: the option, else $R2CC_ALGO, else auto; the
- * same on every rank, or ranks would cut the data differently.
+ * same on every rank, or ranks would cut the data differently.  So must
+ * the slicing be: it sets every message's size and order, and auto's
+ * choice (coll_sched.c) depends on it.
  */
 static int comm_algo(struct r2cc_comm *c, struct r2cc_boot *boot,
 		     uint32_t opt)
 {
 	const char *env = getenv("R2CC_ALGO");
-	uint32_t mine = opt, *all;
+	struct comm_choice mine = { opt, c->slice, c->depth, c->sets }, *all;
 	int i, ret;
 
 	if (opt >= sizeof(algo_names) / sizeof(algo_names[0]))
@@ -205,26 +237,36 @@ static int comm_algo(struct r2cc_comm *c, struct r2cc_boot *boot,
 		return -EINVAL;
 	}
 	if (!opt && env && *env)
-		mine = (uint32_t)i;
+		mine.algo = (uint32_t)i;
 	all = calloc((size_t)c->n, sizeof(*all));
 	if (!all)
 		return -ENOMEM;
 	ret = c->n > 1 ? r2cc_boot_allgather(boot, &mine, sizeof(mine), all) :
 			 0;
-	for (i = 0; i < c->n && !ret && c->n > 1; i++)
-		if (all[i] != mine) {
+	for (i = 0; i < c->n && !ret && c->n > 1; i++) {
+		uint32_t x = 0, y = 0;
+		int k = choice_differs(&mine, &all[i], &x, &y);
+
+		if (k == 0)
 			r2cc_log(c->ctx, R2CC_LOG_ERROR,
 				 "communicator rank %d: algorithm %s, rank %d's %s: every rank must choose the same (R2CC_ALGO)",
-				 c->rank, algo_names[mine], i,
-				 all[i] < 3 ? algo_names[all[i]] : "?");
+				 c->rank, algo_names[x], i,
+				 y < 3 ? algo_names[y] : "?");
+		else if (k > 0)
+			r2cc_log(c->ctx, R2CC_LOG_ERROR,
+				 "communicator rank %d: %s %u, rank %d's %u: every rank must choose the same",
+				 c->rank, choice_names[k], x, i, y);
+		if (k >= 0)
 			ret = -EINVAL;
-		}
+	}
 	free(all);
 	/*
-	 * auto is the ring until the weighted ring is measured faster:
-	 * on the testbed it was not (Documentation/coll.rst)
+	 * auto runs the weighted ring where the engine's schedule model has
+	 * it clearly faster (coll_sched.c), the ring everywhere else
 	 */
-	c->weighted = mine == R2CC_COLL_ALGO_WEIGHTED;
+	c->weighted = mine.algo == R2CC_COLL_ALGO_WEIGHTED;
+	c->w_auto = mine.algo == R2CC_COLL_ALGO_AUTO;
+	c->pick = -1;
 	c->w = calloc((size_t)c->n, sizeof(*c->w));
 	return ret ? ret : c->w ? 0 : -ENOMEM;
 }

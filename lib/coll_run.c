@@ -399,7 +399,7 @@ static int coll_weights(struct r2cc_comm *c)
 	double *tmp;
 	int k;
 
-	if (!c->weighted || !c->view_valid)
+	if ((!c->weighted && !c->w_auto) || !c->view_valid)
 		return 0;
 	if (c->w_valid && c->w_seq == c->view_seq)
 		return c->w_uneven;
@@ -416,9 +416,38 @@ static int coll_weights(struct r2cc_comm *c)
 				       k ? " " : "",
 				       (double)c->w[k] / COLL_WEIGHT_ONE);
 	r2cc_log(c->ctx, R2CC_LOG_INFO,
-		 "view of collective #%u: allreduce chunks %s%s", c->view_seq,
-		 buf, k < c->n ? " ..." : "");
+		 "view of collective #%u: the weighted ring's chunks %s%s",
+		 c->view_seq, buf, k < c->n ? " ..." : "");
 	return c->w_uneven;
+}
+
+/*
+ * Whether allreduce @q runs weighted: forced, or auto's schedule model,
+ * asked once per view and count (a training loop repeats its sizes).
+ * Every rank asks with the same view, count and settings: the same answer.
+ */
+static int coll_pick(struct r2cc_coll *q)
+{
+	struct r2cc_comm *c = q->comm;
+	int ret = coll_weights(c);
+
+	if (ret <= 0 || c->weighted)
+		return ret;
+	if (c->pick >= 0 && c->pick_seq == c->w_seq &&
+	    c->pick_count == q->count)
+		return c->pick;
+	ret = coll_sched_prefer_weighted(c->n, c->view, c->w, q->count,
+					 q->esize, c->slice, c->depth, c->sets);
+	if (ret < 0)
+		return ret;
+	if (ret != c->pick)
+		r2cc_log(c->ctx, R2CC_LOG_INFO,
+			 "auto: allreduces of %zu elements run as the %s from collective #%u (engine schedule model)",
+			 q->count, ret ? "weighted ring" : "ring", q->seq);
+	c->pick = ret;
+	c->pick_seq = c->w_seq;
+	c->pick_count = q->count;
+	return ret;
 }
 
 /*
@@ -436,7 +465,7 @@ static int coll_start(struct r2cc_coll *q)
 	q->started = true;
 	if (q->algo == COLL_ALGO_RD)
 		return 0;
-	ret = q->kind == COLL_ALLREDUCE ? coll_weights(c) : 0;
+	ret = q->kind == COLL_ALLREDUCE ? coll_pick(q) : 0;
 	if (ret < 0)
 		return ret;
 	if (ret) {

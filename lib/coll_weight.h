@@ -36,4 +36,30 @@ bool coll_ring_wquant(int n, const uint32_t *mbps, uint32_t *w, double *tmp);
 void coll_chunk_w(size_t count, const uint32_t *w, int c, size_t *off,
 		  size_t *len);
 
+/*
+ * The engine's schedule (coll_sched.c): the finish time of an allreduce
+ * whose chunk @c[k] is that fraction of the data, over links @link[r]
+ * (rank r to r + 1, bandwidth in data per time unit), cut into @nslices
+ * slices per chunk in batches of @depth, with @sets receive slot sets;
+ * -EINVAL or -ENOMEM (negative) on failure.
+ */
+double coll_sched_time(int n, const double *link, const double *c,
+		       size_t nslices, size_t depth, unsigned int sets);
+
+/* The weighted ring must be modelled this much faster to be chosen. */
+#define COLL_SCHED_MARGIN	0.9
+/* Most messages (slices x steps x ranks) one choice walks: 1-2 ms here */
+#define COLL_SCHED_WORK		(1u << 17)
+
+/*
+ * auto's choice for an allreduce of @count elements of @esize bytes with
+ * weights @w from the view @mbps and the communicator's slicing: 1 when
+ * the schedule model has the weighted ring at most COLL_SCHED_MARGIN of
+ * the ring's time, 0 when not, -ENOMEM.  The same on every rank for the
+ * same view and call.
+ */
+int coll_sched_prefer_weighted(int n, const uint32_t *mbps, const uint32_t *w,
+			       size_t count, size_t esize, size_t slice,
+			       size_t depth, unsigned int sets);
+
 #endif /* R2CC_LIB_COLL_WEIGHT_H */

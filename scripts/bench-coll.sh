@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # bench-coll.sh [--nodes N] [--rate MBIT] [--size BYTES] [--iters N]
-#               [--sections "3 4 5"]
+#               [--sections "3 4 5 6"] [--candidate "ENV..."]
 #
 # The collectives figures of Documentation/coll.rst, in one testbed run:
 # N nodes x 2 NICs, every rail of every node shaped to --rate (egress) so
@@ -25,6 +25,10 @@
 #   5. section 3 again with R2CC_COLL_SETS=2 and 4 side by side: how far
 #      a rank may receive ahead of its forwards, which the weighted ring's
 #      long chain needs (scripts/ring-schedule-model.py predicts it).
+#   6. the library's default slicing against CANDIDATE (R2CC_COLL_SLICE,
+#      _DEPTH and _SETS settings, --candidate), healthy and with node1's
+#      NIC 1 down, ring and weighted: what changing the defaults and
+#      making auto the weighted ring would gain or cost.
 #   --sections "3 5" runs only those of sections 3-5 (1 and 2 always run:
 #   B and the healthy time are the references).
 # Times are medians of rank 0's per-allreduce times, the first allreduce
@@ -35,6 +39,7 @@ tb=$here/tools/testbed/r2cc-testbed
 build=${BUILD:-$here/build}
 coll=$build/tests/libr2cc/coll
 nodes=4 rate=8 size=4194304 iters=4 sections="3 4 5"
+candidate="R2CC_COLL_SLICE=65536 R2CC_COLL_DEPTH=16 R2CC_COLL_SETS=4"
 # A shaped rail is a deep queue at 30 Mbit/s: 8 chunks of 64 KiB in it
 # wait 140 ms, and the ACKs of the ring's other direction queue behind
 # them, past RC's ACK timeout (IB_TIMEOUT 14: 67 ms) and the stall
@@ -49,7 +54,8 @@ while [ $# -gt 0 ]; do
 	--size) size=$2; shift ;;
 	--iters) iters=$2; shift ;;
 	--sections) sections=$2; shift ;;
-	*) echo "usage: $0 [--nodes N] [--rate MBIT] [--size BYTES] [--iters N] [--sections \"3 4 5\"]" >&2; exit 2 ;;
+	--candidate) candidate=$2; shift ;;
+	*) echo "usage: $0 [--nodes N] [--rate MBIT] [--size BYTES] [--iters N] [--sections \"3 4 5 6\"] [--candidate \"ENV...\"]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -139,5 +145,24 @@ for k in 2 4; do
 	echo "sets $k: ring ${tr:-?} s, weighted ${tw:-?} s per allreduce; weighted / ring $(ratio "$tw" "$tr")"
 done
 "$tb" link node1 1 up
+fi
+if section 6; then
+echo "== 6. defaults against the candidate ($candidate)"
+# shellcheck disable=SC2086
+{
+h0=$(allreduces R2CC_ALGO=ring)
+h1=$(allreduces R2CC_ALGO=ring $candidate)
+"$tb" link node1 1 down
+sleep 2
+r0=$(allreduces R2CC_ALGO=ring)
+w0=$(allreduces R2CC_ALGO=weighted)
+r1=$(allreduces R2CC_ALGO=ring $candidate)
+w1=$(allreduces R2CC_ALGO=weighted $candidate)
+"$tb" link node1 1 up
+}
+echo "healthy ring:      defaults ${h0:-?} s, candidate ${h1:-?} s; candidate / defaults $(ratio "$h1" "$h0")"
+echo "beta 1/2 ring:     defaults ${r0:-?} s, candidate ${r1:-?} s; candidate / defaults $(ratio "$r1" "$r0")"
+echo "beta 1/2 weighted: defaults ${w0:-?} s, candidate ${w1:-?} s; candidate / defaults $(ratio "$w1" "$w0")"
+echo "candidate weighted / defaults ring $(ratio "$w1" "$r0"); candidate weighted / candidate ring $(ratio "$w1" "$r1"); T_LB $(lb 0.5) s"
 fi
 rm -rf "$out"

@@ -18,7 +18,9 @@ no latency, and prints the allreduce time of the ring and of the weighted
 ring for the engine's settings, in units of D / B (the data over one
 healthy node's bandwidth).  It is the model that explains why the
 weighted ring measured slower than the ring (Documentation/coll.rst,
-"The engine's schedule").
+"The engine's schedule"); lib/coll_sched.c walks the same graph in the
+library, where auto asks it whether to run an allreduce weighted
+(tests/unit/coll_weight checks both give the figures coll.rst quotes).
 
   ring-schedule-model.py [--ranks N] [--beta B] [--degraded R...]
                          [--size KIB] [--slice KIB] [--depth N]

@@ -70,7 +70,10 @@ struct r2cc_comm_opts {
 	 * r2cc_conn_opts.primary); 0: every rail.
 	 */
 	uint64_t primary;
-	/* Pipeline unit in bytes; 0: $R2CC_COLL_SLICE, else 256 KiB. */
+	/*
+	 * Pipeline unit in bytes; 0: $R2CC_COLL_SLICE, else 256 KiB.  This,
+	 * depth and $R2CC_COLL_SETS must be the same on every rank.
+	 */
 	uint32_t slice_bytes;
 	/* Slices in flight per step; 0: $R2CC_COLL_DEPTH, else 4. */
 	uint32_t depth;
@@ -87,13 +90,16 @@ struct r2cc_comm_opts {
 
 /*
  * How allreduces larger than the latency-bound algorithms' (below) go:
- * AUTO is RING for now; RING always cuts the data into n equal chunks, so a
- * rank with less bandwidth than the others paces them all; WEIGHTED
- * sizes the ring's chunks to the bandwidth every rank agrees each has
- * (r2cc_comm_view()), so that a rank that lost a NIC moves fewer bytes
- * (equal chunks while every rank has the same).  AUTO will choose by
- * the cost model once the weighted ring is measured faster than the ring
- * where the model says it is (Documentation/coll.rst).
+ * RING always cuts the data into n equal chunks, so a rank with less
+ * bandwidth than the others paces them all; WEIGHTED sizes the ring's
+ * chunks to the bandwidth every rank agrees each has (r2cc_comm_view()),
+ * so that a rank that lost a NIC moves fewer bytes (equal chunks while
+ * every rank has the same); AUTO runs an allreduce WEIGHTED when a model
+ * of the engine's schedule, given the view, the size and the slicing,
+ * has it at most 0.9 of RING's time, else RING: the same choice on every
+ * rank (Documentation/coll.rst).  At the default slicing it stays RING
+ * for one rank at half bandwidth; 64 KiB x 16 with 4 slot sets
+ * (R2CC_COLL_SETS) makes it WEIGHTED.
  */
 enum r2cc_coll_algo {
 	R2CC_COLL_ALGO_AUTO = 0,

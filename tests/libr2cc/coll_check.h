@@ -9,6 +9,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -49,8 +50,8 @@ static void logf_(void *arg, enum r2cc_log_level l, const char *msg)
 
 /*
  * A rank from the environment (torchrun's variables), a context logging
- * warnings to stderr, and a communicator with @mo on them; 0, or 1 with
- * the reason on stderr.
+ * warnings (COLL_LOG=info: and news) to stderr, and a communicator with
+ * @mo on them; 0, or 1 with the reason on stderr.
  */
 static int coll_setup(const struct r2cc_comm_opts *mo, struct r2cc_boot **boot,
 		      struct r2cc_ctx **ctx, struct r2cc_comm **comm)
@@ -61,7 +62,8 @@ static int coll_setup(const struct r2cc_comm_opts *mo, struct r2cc_boot **boot,
 
 	crash_report_install();
 	co.log = logf_;
-	co.log_level = R2CC_LOG_WARN;
+	co.log_level = getenv("COLL_LOG") && !strcmp(getenv("COLL_LOG"), "info") ?
+		       R2CC_LOG_INFO : R2CC_LOG_WARN;
 	ret = r2cc_boot_init(&bo, boot);
 	if (!ret)
 		ret = r2cc_ctx_create(&co, ctx);

@@ -8,25 +8,30 @@
 # ring's equal chunks come back with the NICs; it runs with four receive
 # slot sets (R2CC_COLL_SETS), the other tests with the default two, and
 # a pipeline deeper than a connection's open receives runs exact.
-# R2CC_ALGO must be valid and the same on every rank, R2CC_COLL_SETS in
-# range.
+# auto weights them where the engine's schedule model says it pays, and
+# not at the default slicing.  R2CC_ALGO must be valid, R2CC_COLL_SETS
+# in range, and both, with the slicing, the same on every rank.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/coll.sh"
 tb_require 4
 [ "$TB_NICS" -ge 2 ] || skip_all "needs 2 NICs"
 plan_later
 
+# node1_nics down|up: all of node1's NICs but the last
+node1_nics() {
+	local k
+	for ((k = 0; k < TB_NICS - 1; k++)); do
+		tb link node1 "$k" "$1"
+	done
+}
+
 iters=${COLL_ITERS:-150}
 coll_start 4 "R2CC_ALGO=weighted R2CC_COLL_SETS=4" -l "$iters" -s 65536
 run_ok "all four ranks reducing" coll_streaming
 sleep 1
-for ((k = 0; k < TB_NICS - 1; k++)); do
-	tb link node1 "$k" down
-done
+node1_nics down
 sleep 4
-for ((k = 0; k < TB_NICS - 1; k++)); do
-	tb link node1 "$k" up
-done
+node1_nics up
 coll_wait
 coll_report
 for i in 0 1 2 3; do
@@ -44,6 +49,59 @@ views() { grep '^view:' "$CO_DIR/$1.log"; }
 last=$(views 0 | tail -n1 | sed 's/.*mbps=//' | tr ',' '\n' | sort -u | wc -l)
 is "$last" 1 "the last view has every rank whole again, so the ring's equal chunks came back ($(views 0 | tail -n1))"
 [ "$_tap_failed" = 0 ] || diag "$(views 0)"
+coll_cleanup
+
+# auto (the default): the engine's schedule model (lib/coll_sched.c)
+# picks.  Node1 cut to one NIC under 256 KiB allreduces in 4 KiB slices,
+# 16 in flight, 4 slot sets (the model: the weighted ring about 0.8 of
+# the ring's time): some run weighted, the same ones on every rank, every
+# result exact; with the default slicing (256 KiB x 4, 2 sets: 1.17 x
+# the ring's time) the same cut leaves every allreduce on the ring.
+# auto_run ENV ITERS [LINE]: node1 down to one NIC under 256 KiB
+# allreduces, for 6 s or, with LINE, until every rank logged it (at most
+# 60 s) and 2 s more.
+auto_run() {
+	local t
+	coll_start 4 "$1" -l "$2" -s 262144
+	run_ok "all four ranks reducing ($1)" coll_streaming
+	sleep 1
+	node1_nics down
+	sleep 6
+	for ((t = 0; t < 60 && $# > 2; t++)); do
+		[ "$(grep -l "$3" "$CO_DIR"/?.log | wc -l)" = 4 ] && break
+		sleep 1
+	done
+	[ $# -gt 2 ] && sleep 2
+	node1_nics up
+	coll_wait
+	coll_report
+}
+aiters=${COLL_AUTO_ITERS:-60}
+switched='auto: allreduces of 65536 elements run as the weighted ring'
+auto_run "COLL_LOG=info R2CC_COLL_SLICE=4096 R2CC_COLL_DEPTH=16 R2CC_COLL_SETS=4" \
+	"$aiters" "$switched"
+w0=$(coll_field 0 weighted)
+bad=0
+for i in 0 1 2 3; do
+	[ "$(coll_field $i bad)" = 0 ] && [ "$(coll_field $i error)" = 0 ] &&
+		[ "$(coll_field $i iters)" = "$aiters" ] &&
+		[ "$(coll_field $i weighted)" = "$w0" ] || bad=$((bad + 1))
+done
+ok "$([ "$bad" = 0 ] && [ "${w0:-0}" -gt 0 ] && [ "$w0" -lt "$aiters" ] && echo 1)" \
+	"auto, 4 KiB x 16, 4 sets: ${w0:-?} of $aiters allreduces weighted on every rank, all exact ($bad ranks differ or erred)"
+n=$(grep -l "$switched" "$CO_DIR"/?.log | wc -l)
+is "$n" 4 "every rank's log says when auto switched to the weighted ring"
+[ "$_tap_failed" = 0 ] || diag "$(grep -h 'auto:\|view' "$CO_DIR"/*.log | head -n 20)"
+coll_cleanup
+auto_run "" "$aiters"
+bad=0
+for i in 0 1 2 3; do
+	[ "$(coll_field $i bad)" = 0 ] && [ "$(coll_field $i error)" = 0 ] &&
+		[ "$(coll_field $i weighted)" = 0 ] || bad=$((bad + 1))
+done
+ch=$(views 0 | tail -n1 | sed -n 's/.*changes=\([0-9]*\).*/\1/p')
+ok "$([ "$bad" = 0 ] && [ "${ch:-0}" -ge 2 ] && echo 1)" \
+	"auto, default slicing: no allreduce weighted through the same cut (the view changed ${ch:-?} times), all exact ($bad ranks differ)"
 coll_cleanup
 
 # A pipeline deeper than the connection's 32 open receives: 8 sets x 64
@@ -76,24 +134,37 @@ refused() {
 # R2CC_ALGO: a value it does not know, then ranks that disagree
 refused R2CC_ALGO=bogus 'R2CC_ALGO=bogus: want auto, ring or weighted' "says what it wants"
 refused R2CC_COLL_SETS=9 'R2CC_COLL_SETS=9: want 2..8' "says the range"
-port=$((20000 + RANDOM % 20000))
-dir=$(mktemp -d)
-pids=()
-for i in 3 2 1 0; do
-	algo=weighted
-	[ $i = 0 ] && algo=ring
-	TB_TIMEOUT=120 tb_exec "node$i" env R2CC_ROOT=198.19.1.1:$port \
-		WORLD_SIZE=4 RANK=$i R2CC_SOCKET_IFNAME=ctl0 R2CC_ALGO=$algo \
-		"$COLL" -l 1 -s 4096 >"$dir/$i.log" 2>&1 &
-	pids[i]=$!
-done
-for i in 0 1 2 3; do
-	wait "${pids[i]}"
-	rc=$?
-	ok "$([ "$rc" = 1 ] && grep -q 'every rank must choose the same' "$dir/$i.log" &&
-		grep -q '^setup: Invalid argument' "$dir/$i.log" && echo 1)" \
-		"rank $i, rank 0 on ring and the others weighted: -EINVAL on every rank, naming the disagreement (exit $rc)"
-done
-[ "$_tap_failed" = 0 ] || diag "$(cat "$dir"/*.log)"
-rm -rf "$dir"
+# disagree ENV0 ENV WANT WHAT: rank 0 started with ENV0, the others with
+# ENV; every rank's r2cc_comm_init() fails with -EINVAL, logging WANT.
+disagree() {
+	local port=$((20000 + RANDOM % 20000)) dir i rc pids=()
+	dir=$(mktemp -d)
+	for i in 3 2 1 0; do
+		# shellcheck disable=SC2046
+		TB_TIMEOUT=120 tb_exec "node$i" env R2CC_ROOT=198.19.1.1:$port \
+			WORLD_SIZE=4 RANK=$i R2CC_SOCKET_IFNAME=ctl0 \
+			$([ $i = 0 ] && echo "$1" || echo "$2") \
+			"$COLL" -l 1 -s 4096 >"$dir/$i.log" 2>&1 &
+		pids[i]=$!
+	done
+	for i in 0 1 2 3; do
+		wait "${pids[i]}"
+		rc=$?
+		ok "$([ "$rc" = 1 ] && grep -q "$3" "$dir/$i.log" &&
+			grep -q '^setup: Invalid argument' "$dir/$i.log" && echo 1)" \
+			"rank $i, $4: -EINVAL on every rank, naming the disagreement (exit $rc)"
+	done
+	[ "$_tap_failed" = 0 ] || diag "$(cat "$dir"/*.log)"
+	rm -rf "$dir"
+}
+disagree R2CC_ALGO=ring R2CC_ALGO=weighted \
+	'every rank must choose the same (R2CC_ALGO)' \
+	"rank 0 on ring and the others weighted"
+# the slicing sets every message and auto's choice: it must agree too
+disagree R2CC_COLL_SETS=4 R2CC_COLL_SETS=2 \
+	'R2CC_COLL_SETS [24], rank [0-9]'"'"'s [24]: every rank must choose the same' \
+	"rank 0 with 4 slot sets and the others 2"
+disagree R2CC_COLL_SLICE=65536 R2CC_COLL_SLICE=262144 \
+	'slice_bytes (R2CC_COLL_SLICE) [0-9]*, rank [0-9]'"'"'s [0-9]*: every rank must choose the same' \
+	"rank 0 in 64 KiB slices and the others 256 KiB"
 tb_finish

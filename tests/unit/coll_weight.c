@@ -4,8 +4,12 @@
  * chunks for a healthy view; the R2CCL paper's lower bound reached for
  * one rank at half bandwidth and the predicted distance from it above
  * half; never worse than equal chunks; as good as a brute-force search
- * over a grid of chunk sizes; the same weights on every call.
+ * over a grid of chunk sizes; the same weights on every call.  And the
+ * engine's schedule model (lib/coll_sched.c) that auto asks: closed
+ * forms, the figures Documentation/coll.rst quotes, the choice it makes,
+ * and bad arguments.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -178,12 +182,124 @@ static void test_grid(void)
 	       worst);
 }
 
+static bool near(double a, double b)
+{
+	return fabs(a - b) < 1e-9;
+}
+
+static void test_sched_closed(void)
+{
+	double link[MAXN], c[MAXN];
+	int n, k, bad = 0;
+
+	/* the equal ring on equal links, one slice a chunk: 2 (n - 1) / n */
+	for (n = 2; n < 10; n++) {
+		for (k = 0; k < n; k++) {
+			link[k] = 1.0;
+			c[k] = 1.0 / n;
+		}
+		bad += !near(coll_sched_time(n, link, c, 1, 1, 2),
+			     2.0 * (n - 1) / n);
+	}
+	tap_ok(!bad, "schedule model: equal ring, equal links, 2(n-1)/n D/B for 2..9 ranks (%d wrong)",
+	       bad);
+	/*
+	 * one chunk with all the data, k = 16 slices, 8 sets so that the
+	 * receiver may run ahead: every link carries it twice but two, 2 D/B,
+	 * plus the chain's fill, (n - 3) / k
+	 */
+	bad = 0;
+	for (n = 3; n < 9; n++) {
+		for (k = 0; k < n; k++)
+			c[k] = k == 1;
+		bad += !near(coll_sched_time(n, link, c, 16, 16, 8),
+			     2.0 + (n - 3) / 16.0);
+	}
+	tap_ok(!bad, "schedule model: one chunk, equal links, 2 + (n-3)/k D/B for 3..8 ranks (%d wrong)",
+	       bad);
+}
+
+/* weighted / ring for 4 ranks, rank 1 at beta = 1/2, 4 MiB (coll.rst) */
+static double sched_ratio(size_t slice_kib, size_t depth, unsigned int sets)
+{
+	double link[4] = { 0.5, 0.5, 1.0, 1.0 }, eq[4], w[4] = { 0, 1, 0, 0 };
+	int k;
+
+	for (k = 0; k < 4; k++)
+		eq[k] = 0.25;
+	return coll_sched_time(4, link, w, 4096 / slice_kib, depth, sets) /
+	       coll_sched_time(4, link, eq, 1024 / slice_kib, depth, sets);
+}
+
+static void test_sched_figures(void)
+{
+	double a = sched_ratio(256, 4, 2), b = sched_ratio(64, 16, 2);
+	double d = sched_ratio(64, 16, 4), prev = 1e300, t;
+	double link[4] = { 0.5, 0.5, 1.0, 1.0 }, w[4] = { 0, 1, 0, 0 };
+	unsigned int s;
+	int worse = 0;
+
+	tap_ok(fabs(a - 1.17) < 0.005 && fabs(b - 1.04) < 0.005 &&
+	       fabs(d - 0.79) < 0.005,
+	       "schedule model: weighted / ring at 256 KiB x 4, 2 sets %.3f (1.17), 64 KiB x 16, 2 sets %.3f (1.04), 4 sets %.3f (0.79)",
+	       a, b, d);
+	for (s = 2; s <= 8; s++) {
+		t = coll_sched_time(4, link, w, 64, 16, s);
+		worse += t > prev + 1e-9;
+		prev = t;
+	}
+	tap_ok(!worse, "schedule model: more slot sets never slower (%d worse)",
+	       worse);
+}
+
+static void test_sched_choice(void)
+{
+	uint32_t mbps[MAXN], w[MAXN];
+	double tmp[3 * MAXN];
+	size_t count = 1u << 20;	/* 4 MiB of float32 */
+	static uint32_t many[256], wmany[256];
+	static double tmany[3 * 256];
+	int k, a, b, h, big, huge, e1, e2;
+
+	for (k = 0; k < 4; k++)
+		mbps[k] = 200000;
+	coll_ring_wquant(4, mbps, w, tmp);
+	h = coll_sched_prefer_weighted(4, mbps, w, count, 4, 65536, 16, 4);
+	mbps[1] = 100000;
+	coll_ring_wquant(4, mbps, w, tmp);
+	a = coll_sched_prefer_weighted(4, mbps, w, count, 4, 256 << 10, 4, 2);
+	b = coll_sched_prefer_weighted(4, mbps, w, count, 4, 65536, 16, 4);
+	tap_ok(!a && b && !h,
+	       "auto's choice, rank 1 at 1/2: the ring at 256 KiB x 4, 2 sets (%d), weighted at 64 KiB x 16, 4 sets (%d); healthy, the ring (%d)",
+	       a, b, h);
+	/* past the work cap: fewer, larger slices, still an answer */
+	for (k = 0; k < MAXN; k++)
+		mbps[k] = k == 7 ? 50000 : 200000;
+	coll_ring_wquant(MAXN, mbps, w, tmp);
+	big = coll_sched_prefer_weighted(MAXN, mbps, w, (size_t)1 << 28, 4,
+					 4096, 64, 8);
+	/* past the cap at one slice: the ring, unasked */
+	for (k = 0; k < 256; k++)
+		many[k] = k == 7 ? 50000 : 200000;
+	coll_ring_wquant(256, many, wmany, tmany);
+	huge = coll_sched_prefer_weighted(256, many, wmany, (size_t)1 << 28,
+					  4, 4096, 64, 8);
+	e1 = coll_sched_time(4, tmp, tmp, 0, 4, 2) == -EINVAL;
+	e2 = coll_sched_time(4, tmp, tmp, 4, 4, 1) == -EINVAL;
+	tap_ok((big == 0 || big == 1) && !huge && e1 && e2,
+	       "schedule model: 64 ranks x 1 GiB in 4 KiB slices answers (%d), 256 ranks keep the ring (%d); 0 slices, 1 set: -EINVAL (%d, %d)",
+	       big, huge, e1, e2);
+}
+
 int main(void)
 {
-	tap_plan(6);
+	tap_plan(12);
 	test_healthy();
 	test_bound();
 	test_random();
 	test_grid();
+	test_sched_closed();
+	test_sched_figures();
+	test_sched_choice();
 	return tap_done();
 }
