@@ -276,6 +276,7 @@ install: lib tools sim
 	install -d $(DESTDIR)$(TMPFILESDIR)
 	install -m 0644 tools/r2ccctl/tmpfiles.d/r2cc.conf $(DESTDIR)$(TMPFILESDIR)/
 	$(MAKE) -s install-dkms
+	$(MAKE) -s install-torch
 
 # r2cc's non-destructive tests of the module, as a kselftest collection
 # (tests/kselftest/): what an operator runs on a real node.
@@ -313,6 +314,7 @@ uninstall:
 	      $(addprefix $(DESTDIR)$(SYSTEMDDIR)/,$(notdir $(wildcard tools/r2ccctl/systemd/*))) \
 	      $(patsubst man/%,$(DESTDIR)$(MANDIR)/%,$(MAN_PAGES))
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/r2cc $(DESTDIR)$(DKMSDIR)
+	$(MAKE) -s uninstall-torch
 
 # Keeps the downloaded kernels ($(BUILD)/cache); `make distclean` drops them.
 clean:

@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# bench-coll.sh [--nodes N] [--rate MBIT] [--size BYTES] [--iters N]
-#               [--sections "3 4 5 6"] [--candidate "ENV..."]
+# bench-coll.sh [--nodes N] [--nics K] [--rate MBIT] [--size BYTES]
+#               [--iters N] [--sections "3 4 5 6"] [--candidate "ENV..."]
 #
 # The collectives figures of Documentation/coll.rst, in one testbed run:
-# N nodes x 2 NICs, every rail of every node shaped to --rate (egress) so
+# N nodes x K NICs (default 2; one of node1's down is beta = (K - 1) / K), every rail of every node shaped to --rate (egress) so
 # that the network, not the emulator, is the bottleneck (default 8 Mbit/s:
 # four busy nodes on the 2-core CI machine top out near 10 Mbit/s per
 # direction; 30 Mbit/s, bench-lib.sh's rate for two nodes, measured the
@@ -14,7 +14,7 @@
 #   2. --iters allreduces of --size bytes (float32 sum, each checked):
 #      time per allreduce, algbw = size / time, busbw = algbw x 2(n-1)/n
 #      (nccl-tests' definition), and busbw / B;
-#   3. the same with one NIC of node 1 down (beta = 1/2), by the ring
+#   3. the same with one NIC of node 1 down (beta = 1/2 at 2 NICs), by the ring
 #      (R2CC_ALGO=ring: the degraded node paces everyone) and by the
 #      weighted ring (R2CC_ALGO=weighted: chunks sized to the view), side
 #      by side; each against the healthy time, the lower bound
@@ -38,7 +38,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 tb=$here/tools/testbed/r2cc-testbed
 build=${BUILD:-$here/build}
 coll=$build/tests/libr2cc/coll
-nodes=4 rate=8 size=4194304 iters=4 sections="3 4 5"
+nodes=4 nics=2 rate=8 size=4194304 iters=4 sections="3 4 5"
 candidate="R2CC_COLL_SLICE=65536 R2CC_COLL_DEPTH=16 R2CC_COLL_SETS=4"
 # A shaped rail is a deep queue at 30 Mbit/s: 8 chunks of 64 KiB in it
 # wait 140 ms, and the ACKs of the ring's other direction queue behind
@@ -50,20 +50,22 @@ env=${BENCH_ENV:-R2CC_CHUNK_SIZE=16384 R2CC_IB_TIMEOUT=17 R2CC_STALL_MS=1000}
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--nodes) nodes=$2; shift ;;
+	--nics) nics=$2; shift ;;
 	--rate) rate=$2; shift ;;
 	--size) size=$2; shift ;;
 	--iters) iters=$2; shift ;;
 	--sections) sections=$2; shift ;;
 	--candidate) candidate=$2; shift ;;
-	*) echo "usage: $0 [--nodes N] [--rate MBIT] [--size BYTES] [--iters N] [--sections \"3 4 5 6\"] [--candidate \"ENV...\"]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--nodes N] [--nics K] [--rate MBIT] [--size BYTES] [--iters N] [--sections \"3 4 5 6\"] [--candidate \"ENV...\"]" >&2; exit 2 ;;
 	esac
 	shift
 done
 "$tb" status >/dev/null 2>&1 && { echo "testbed already up" >&2; exit 1; }
 trap '"$tb" down >/dev/null 2>&1' EXIT
-"$tb" up --nodes "$nodes" --nics 2 | head -n1 || exit 1
+case $nics in 2|3|4) ;; *) echo "--nics: 2 to 4" >&2; exit 2 ;; esac
+"$tb" up --nodes "$nodes" --nics "$nics" | head -n1 || exit 1
 for ((i = 0; i < nodes; i++)); do
-	for k in 0 1; do
+	for ((k = 0; k < nics; k++)); do
 		"$tb" shape "node$i" "$k" --rate "${rate}mbit" || exit 1
 	done
 done
@@ -90,9 +92,15 @@ allreduces() {
 }
 
 echo "== 1. ib_write_bw node0 -> node1, each rail shaped to $rate Mbit/s"
-a=$(write_bw 0 6) b=$(write_bw 1 6)
-B=$(echo "$a + $b" | bc)
-echo "rail0 $a, rail1 $b: B = $B Mbit/s per node"
+B=0 rails=""
+for ((k = 0; k < nics; k++)); do
+	a=$(write_bw "$k" 6)
+	B=$(echo "$B + ${a:-0}" | bc)
+	rails="$rails${rails:+, }rail$k ${a:-?}"
+done
+# node1 with one NIC down
+beta=$(echo "scale=4; ($nics - 1) / $nics" | bc)
+echo "$rails: B = $B Mbit/s per node"
 
 echo "== 2. allreduce, $nodes nodes, $size bytes float32, $iters in a row"
 t=$(allreduces)
@@ -110,15 +118,15 @@ model_r() { echo "scale=4; d = $size * 8 / ($B * 1000000); n = $nodes; 2 * (n - 
 section() { case " $sections " in *" $1 "*) return 0 ;; esac; return 1; }
 
 if section 3; then
-echo "== 3. node1's NIC 1 down (beta = 1/2)"
+echo "== 3. node1's NIC 1 down (beta = $beta)"
 "$tb" link node1 1 down
 sleep 2
 tr=$(allreduces R2CC_ALGO=ring)
 tw=$(allreduces R2CC_ALGO=weighted)
 "$tb" link node1 1 up
-l=$(lb 0.5)
-echo "ring:     ${tr:-?} s per allreduce; $(ratio "$tr" "$t") x healthy; $(ratio "$tr" "$l") x T_LB; model $(model_r 0.5) s"
-echo "weighted: ${tw:-?} s per allreduce; $(ratio "$tw" "$t") x healthy; $(ratio "$tw" "$l") x T_LB; model $(model_w 0.5) s"
+l=$(lb "$beta")
+echo "ring:     ${tr:-?} s per allreduce; $(ratio "$tr" "$t") x healthy; $(ratio "$tr" "$l") x T_LB; model $(model_r "$beta") s"
+echo "weighted: ${tw:-?} s per allreduce; $(ratio "$tw" "$t") x healthy; $(ratio "$tw" "$l") x T_LB; model $(model_w "$beta") s"
 echo "weighted / ring $(ratio "$tw" "$tr"); T_LB $l s"
 fi
 
@@ -156,13 +164,16 @@ h1=$(allreduces R2CC_ALGO=ring $candidate)
 sleep 2
 r0=$(allreduces R2CC_ALGO=ring)
 w0=$(allreduces R2CC_ALGO=weighted)
+a0=$(allreduces R2CC_ALGO=auto)
 r1=$(allreduces R2CC_ALGO=ring $candidate)
 w1=$(allreduces R2CC_ALGO=weighted $candidate)
+a1=$(allreduces R2CC_ALGO=auto $candidate)
 "$tb" link node1 1 up
 }
 echo "healthy ring:      defaults ${h0:-?} s, candidate ${h1:-?} s; candidate / defaults $(ratio "$h1" "$h0")"
-echo "beta 1/2 ring:     defaults ${r0:-?} s, candidate ${r1:-?} s; candidate / defaults $(ratio "$r1" "$r0")"
-echo "beta 1/2 weighted: defaults ${w0:-?} s, candidate ${w1:-?} s; candidate / defaults $(ratio "$w1" "$w0")"
-echo "candidate weighted / defaults ring $(ratio "$w1" "$r0"); candidate weighted / candidate ring $(ratio "$w1" "$r1"); T_LB $(lb 0.5) s"
+echo "beta $beta ring:     defaults ${r0:-?} s, candidate ${r1:-?} s; candidate / defaults $(ratio "$r1" "$r0")"
+echo "beta $beta weighted: defaults ${w0:-?} s, candidate ${w1:-?} s; candidate / defaults $(ratio "$w1" "$w0")"
+echo "beta $beta auto:     defaults ${a0:-?} s, candidate ${a1:-?} s"
+echo "candidate weighted / defaults ring $(ratio "$w1" "$r0"); candidate weighted / candidate ring $(ratio "$w1" "$r1"); T_LB $(lb "$beta") s"
 fi
 rm -rf "$out"

@@ -4,14 +4,18 @@
 # r2cc_torch._C and its package in $(BUILD)/lib/torch/r2cc_torch, built
 # against Debian's libtorch-dev, python3-torch and pybind11-dev (which
 # libtorch-dev does not pull in).  Included by the top Makefile, which has
-# BUILD, CXX and LIBSO; paths are from the top, as there.  Use it with
+# BUILD, CXX, LIBSO, DESTDIR and PREFIX; paths are from the top, as there.
+# Use it with
 #   PYTHONPATH=$(BUILD)/lib/torch /usr/bin/python3 -c 'import r2cc_torch'
+# or install it (`make install` does) where Debian's python3 looks:
+# $(PREFIX)/lib/python3/dist-packages for /usr, else
+# $(PREFIX)/lib/python3.X/dist-packages (TORCH_PYDIR).
 
 TORCH_HEADERS := /usr/include/torch/csrc/distributed/c10d/ProcessGroup.hpp \
 	/usr/include/pybind11/pybind11.h
 TORCH_AVAILABLE := $(shell ls $(TORCH_HEADERS) >/dev/null 2>&1 && echo 1)
 
-.PHONY: torch
+.PHONY: torch install-torch uninstall-torch
 
 ifeq ($(TORCH_AVAILABLE),1)
 
@@ -47,6 +51,19 @@ $(TORCH_PKG)/__init__.py: lib/torch/r2cc_torch/__init__.py
 	@mkdir -p $(@D)
 	cp -f $< $@
 
+TORCH_PYVER = $(shell $(TORCH_PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+TORCH_PYDIR ?= $(PREFIX)/lib/$(if $(filter /usr,$(PREFIX)),python3,python$(TORCH_PYVER))/dist-packages
+
+# The extension finds libr2cc.so.0 as any program does (ld.so.conf, or
+# LD_LIBRARY_PATH): its build-tree rpath points nowhere once installed.
+install-torch: torch
+	install -d $(DESTDIR)$(TORCH_PYDIR)/r2cc_torch
+	install -m 0644 $(TORCH_PKG)/__init__.py $(DESTDIR)$(TORCH_PYDIR)/r2cc_torch/
+	install -m 0644 $(TORCH_EXT) $(DESTDIR)$(TORCH_PYDIR)/r2cc_torch/
+
+uninstall-torch:
+	rm -rf $(DESTDIR)$(TORCH_PYDIR)/r2cc_torch
+
 else
 
 # `make check` runs deps (which installs them) after this file was read:
@@ -57,5 +74,8 @@ torch:
 	else \
 		echo "torch: skipped (needs libtorch-dev and pybind11-dev)"; \
 	fi
+
+install-torch uninstall-torch:
+	@echo "$@: skipped (needs libtorch-dev and pybind11-dev)"
 
 endif

@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # `make install DESTDIR= PREFIX=` puts the library, headers, pkg-config
 # file, tools, manual pages, systemd units and udev rules in place, a program builds and
-# runs against the installed tree alone, man(1) finds the pages there, and
-# `make uninstall` leaves no file behind.
+# runs against the installed tree alone, man(1) finds the pages there,
+# Debian's python3 imports the torch backend from it (where torch is
+# built), and `make uninstall` leaves no file behind.
 . "$(dirname "$0")/../lib/tap.sh"
 cd "$R2CC_REPO" || exit 1
 [ -e "$R2CC_BUILD/lib/libr2cc.so" ] || skip_all "libr2cc not built"
-plan 12
+plan 14
 d=$(mktemp -d)
 run_ok "make install DESTDIR=$d PREFIX=/usr" make -s install DESTDIR="$d" PREFIX=/usr
 missing=
@@ -74,6 +75,21 @@ if command -v systemd-tmpfiles >/dev/null; then
 	rm -rf "$d/run"
 else
 	skip "no systemd-tmpfiles"
+fi
+# The torch backend, in Debian's python3's own dist-packages for /usr.
+pkg=usr/lib/python3/dist-packages/r2cc_torch
+if [ -e "$R2CC_BUILD/lib/torch/r2cc_torch/__init__.py" ]; then
+	ok "$([ -e "$d/$pkg/__init__.py" ] && ls "$d/$pkg"/_C*.so >/dev/null 2>&1 && echo 1)" \
+		"the torch backend is installed in /$pkg"
+	out=$(cd / && PYTHONPATH=$d/usr/lib/python3/dist-packages LD_LIBRARY_PATH=$d/usr/lib \
+		/usr/bin/python3 -c 'import r2cc_torch, torch.distributed as d
+lib = [l.split()[-1] for l in open("/proc/self/maps") if "libr2cc.so" in l]
+print(r2cc_torch._C.__file__, lib[0], d.Backend.R2CC)' 2>&1)
+	ok "$([[ $out == "$d/$pkg/_C"*" $d/usr/lib/libr2cc.so.0"*" R2CC" ]] && echo 1)" \
+		"python3 imports it from there, with the installed libr2cc, and torch knows the backend: $out"
+else
+	skip "torch backend not built"
+	skip "torch backend not built"
 fi
 rm -f "$d/use" "$d/use.c"
 run_ok "make uninstall" make -s uninstall DESTDIR="$d" PREFIX=/usr
