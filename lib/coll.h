@@ -165,6 +165,11 @@ struct coll_hdr {
  * chunk down a chain of 2 (n - 1) hops needs more (Documentation/coll.rst,
  * "The engine's schedule").
  */
+/*
+ * auto's choices kept per view (coll_run.c): a training loop allreduces a
+ * few bucket sizes over and over.
+ */
+#define COLL_PICKS	16u
 #define COLL_SETS_MIN	2u
 #define COLL_SETS_MAX	8u
 
@@ -227,10 +232,13 @@ struct r2cc_comm {
 	bool w_valid;
 	uint32_t *w;			/* n weights */
 	uint64_t done_w;		/* collectives by the weighted ring */
-	/* auto's last answer: for this view and element count */
+	/* auto's answers for the view of collective pick_seq, by size */
+	struct coll_auto_pick {
+		size_t count, esize;
+		bool weighted;
+	} picks[COLL_PICKS];
+	unsigned int npicks, pick_next;
 	uint32_t pick_seq;
-	size_t pick_count;
-	int pick;			/* 1 weighted, 0 ring, -1 none yet */
 };
 
 /* The requests of a point-to-point operation (one, or an all-to-all's). */

@@ -266,7 +266,6 @@ static int comm_algo(struct r2cc_comm *c, struct r2cc_boot *boot,
 	 */
 	c->weighted = mine.algo == R2CC_COLL_ALGO_WEIGHTED;
 	c->w_auto = mine.algo == R2CC_COLL_ALGO_AUTO;
-	c->pick = -1;
 	c->w = calloc((size_t)c->n, sizeof(*c->w));
 	return ret ? ret : c->w ? 0 : -ENOMEM;
 }

@@ -423,30 +423,40 @@ static int coll_weights(struct r2cc_comm *c)
 
 /*
  * Whether allreduce @q runs weighted: forced, or auto's schedule model,
- * asked once per view and count (a training loop repeats its sizes).
- * Every rank asks with the same view, count and settings: the same answer.
+ * asked once per view and size (COLL_PICKS of them kept: a training loop
+ * repeats its bucket sizes).  Every rank asks with the same view, call
+ * and settings: the same answer.
  */
 static int coll_pick(struct r2cc_coll *q)
 {
 	struct r2cc_comm *c = q->comm;
+	struct coll_auto_pick *p;
+	unsigned int i;
 	int ret = coll_weights(c);
 
 	if (ret <= 0 || c->weighted)
 		return ret;
-	if (c->pick >= 0 && c->pick_seq == c->w_seq &&
-	    c->pick_count == q->count)
-		return c->pick;
+	if (c->pick_seq != c->w_seq)
+		c->npicks = c->pick_next = 0;
+	c->pick_seq = c->w_seq;
+	for (i = 0; i < c->npicks; i++)
+		if (c->picks[i].count == q->count &&
+		    c->picks[i].esize == q->esize)
+			return c->picks[i].weighted;
 	ret = coll_sched_prefer_weighted(c->n, c->view, c->w, q->count,
 					 q->esize, c->slice, c->depth, c->sets);
 	if (ret < 0)
 		return ret;
-	if (ret != c->pick)
-		r2cc_log(c->ctx, R2CC_LOG_INFO,
-			 "auto: allreduces of %zu elements run as the %s from collective #%u (engine schedule model)",
-			 q->count, ret ? "weighted ring" : "ring", q->seq);
-	c->pick = ret;
-	c->pick_seq = c->w_seq;
-	c->pick_count = q->count;
+	r2cc_log(c->ctx, R2CC_LOG_INFO,
+		 "auto: allreduces of %zu elements run as the %s from collective #%u (engine schedule model)",
+		 q->count, ret ? "weighted ring" : "ring", q->seq);
+	p = &c->picks[c->pick_next];
+	c->pick_next = (c->pick_next + 1) % COLL_PICKS;
+	if (c->npicks < COLL_PICKS)
+		c->npicks++;
+	p->count = q->count;
+	p->esize = q->esize;
+	p->weighted = ret;
 	return ret;
 }
 

@@ -19,9 +19,10 @@
  * that chunk crosses the ring as one chain of 2 (n - 1) hops; with few
  * slot sets or a shallow batch the chain stalls and the weighted ring
  * loses to the ring although the fluid model says it wins.  Measured on
- * the testbed (Documentation/coll.rst), this model gets the direction of
- * every case right and is optimistic for the weighted ring by 0.1-0.2 of
- * the ring's time, hence the margin in coll_sched_prefer_weighted().
+ * the testbed (Documentation/coll.rst), this model is optimistic for the
+ * weighted ring by 0.04-0.2 of the ring's time, hence the margin in
+ * coll_sched_prefer_weighted(): it has the weighted ring at 0.79 where it
+ * was faster (beta 1/2) and at 0.85 where it was not (beta 2/3).
  *
  * scripts/ring-schedule-model.py is the same walk in Python, for trying
  * settings by hand; tests/unit/coll_weight checks this one against the

@@ -47,7 +47,7 @@ double coll_sched_time(int n, const double *link, const double *c,
 		       size_t nslices, size_t depth, unsigned int sets);
 
 /* The weighted ring must be modelled this much faster to be chosen. */
-#define COLL_SCHED_MARGIN	0.9
+#define COLL_SCHED_MARGIN	0.82
 /* Most messages (slices x steps x ranks) one choice walks: 1-2 ms here */
 #define COLL_SCHED_WORK		(1u << 17)
 

@@ -96,7 +96,7 @@ struct r2cc_comm_opts {
  * so that a rank that lost a NIC moves fewer bytes (equal chunks while
  * every rank has the same); AUTO runs an allreduce WEIGHTED when a model
  * of the engine's schedule, given the view, the size and the slicing,
- * has it at most 0.9 of RING's time, else RING: the same choice on every
+ * has it at most 0.82 of RING's time, else RING: the same choice on every
  * rank (Documentation/coll.rst).  At the default slicing it stays RING
  * for one rank at half bandwidth; 64 KiB x 16 with 4 slot sets
  * (R2CC_COLL_SETS) makes it WEIGHTED.
