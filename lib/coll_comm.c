@@ -12,9 +12,6 @@
 #include "coll.h"
 #include "internal.h"
 
-#define SLICE_DEFAULT	(256u << 10)
-#define DEPTH_DEFAULT	4u
-#define SETS_DEFAULT	2u
 #define GOODBYE_MS	30000u	/* destroy waits this long for the neighbours */
 
 /* The transport's option rule (tune.c), and an option's own value in range too. */
@@ -298,13 +295,15 @@ R2CC_EXPORT int r2cc_comm_init(struct r2cc_ctx *ctx, struct r2cc_boot *boot,
 	c->ctx = ctx;
 	c->rank = r2cc_boot_rank(boot);
 	c->n = r2cc_boot_size(boot);
-	ret = comm_tune(ctx, o.slice_bytes, "R2CC_COLL_SLICE", SLICE_DEFAULT,
-			R2CC_COLL_SLICE_MIN, R2CC_COLL_SLICE_MAX, &c->slice);
+	ret = comm_tune(ctx, o.slice_bytes, "R2CC_COLL_SLICE",
+			COLL_SLICE_DEFAULT, R2CC_COLL_SLICE_MIN,
+			R2CC_COLL_SLICE_MAX, &c->slice);
 	if (!ret)
-		ret = comm_tune(ctx, o.depth, "R2CC_COLL_DEPTH", DEPTH_DEFAULT,
-				1, R2CC_COLL_DEPTH_MAX, &c->depth);
+		ret = comm_tune(ctx, o.depth, "R2CC_COLL_DEPTH",
+				COLL_DEPTH_DEFAULT, 1, R2CC_COLL_DEPTH_MAX,
+				&c->depth);
 	if (!ret)
-		ret = comm_tune(ctx, 0, "R2CC_COLL_SETS", SETS_DEFAULT,
+		ret = comm_tune(ctx, 0, "R2CC_COLL_SETS", COLL_SETS_DEFAULT,
 				COLL_SETS_MIN, COLL_SETS_MAX, &c->sets);
 	if (!ret && (c->rank < 0 || c->n < 1))
 		ret = -EINVAL;

@@ -46,6 +46,14 @@ void coll_chunk_w(size_t count, const uint32_t *w, int c, size_t *off,
 double coll_sched_time(int n, const double *link, const double *c,
 		       size_t nslices, size_t depth, unsigned int sets);
 
+/*
+ * The communicator's default slicing (r2cc_comm_opts, R2CC_COLL_*), here
+ * so that r2cc-sim's r2cc-lib asks the model what the library would.
+ */
+#define COLL_SLICE_DEFAULT	(256u << 10)
+#define COLL_DEPTH_DEFAULT	4u
+#define COLL_SETS_DEFAULT	2u
+
 /* The weighted ring must be modelled this much faster to be chosen. */
 #define COLL_SCHED_MARGIN	0.82
 /* Most messages (slices x steps x ranks) one choice walks: 1-2 ms here */

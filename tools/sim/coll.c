@@ -366,6 +366,16 @@ static double overlap_unit(double *g, const double *bw, const int *idx,
 	return u;
 }
 
+/* The view as the library has it: Mbit/s per node. */
+static void view_mbps(const double *bw, int n, uint32_t *mbps)
+{
+	int r;
+
+	for (r = 0; r < n; r++)
+		mbps[r] = bw[r] * 8e-6 > 4e9 ? 4000000000u :
+			  (uint32_t)(bw[r] * 8e-6 + 0.5);
+}
+
 /*
  * The library's weighted ring (lib/coll_weight.c, the same code): the
  * ring's programs with chunk c_r, so that rank r sends 2 - c_r - c_(r+1)
@@ -380,9 +390,7 @@ static int weighted_ar(struct plan *p, const double *bw, int n, double s,
 	int r, rc = -1;
 
 	if (mbps && tmp && !need_phase(p, 0)) {
-		for (r = 0; r < n; r++)
-			mbps[r] = bw[r] * 8e-6 > 4e9 ? 4000000000u :
-				  (uint32_t)(bw[r] * 8e-6 + 0.5);
+		view_mbps(bw, n, mbps);
 		coll_ring_wquant(n, mbps, w, tmp);
 		for (r = 0; r < n && n > 1; r++) {
 			double c = (double)w[r] / COLL_WEIGHT_ONE;
@@ -394,6 +402,26 @@ static int weighted_ar(struct plan *p, const double *bw, int n, double s,
 		if (n > 1)
 			at_least(&p->lat[0], 2.0 * (n - 1) * alpha);
 		rc = 0;
+	}
+	free(mbps);
+	free(tmp);
+	return rc;
+}
+
+int ar_lib_weighted(const double *bw, int n, double bytes)
+{
+	uint32_t *mbps = calloc((size_t)n * 2, sizeof(*mbps)), *w = mbps + n;
+	double *tmp = calloc((size_t)n * 3, sizeof(*tmp));
+	double count = bytes / 4.0;
+	int rc = -1;
+
+	if (mbps && tmp) {
+		view_mbps(bw, n, mbps);
+		rc = coll_ring_wquant(n, mbps, w, tmp) && count >= 1.0 ?
+		     coll_sched_prefer_weighted(n, mbps, w,
+				count > 1e15 ? (size_t)1e15 : (size_t)count,
+				4, COLL_SLICE_DEFAULT, COLL_DEPTH_DEFAULT,
+				COLL_SETS_DEFAULT) : 0;
 	}
 	free(mbps);
 	free(tmp);

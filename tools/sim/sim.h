@@ -76,6 +76,12 @@ double coll_algo_bytes(enum coll_type type, int n, double bytes);
 const char *coll_name(enum coll_type t);
 int coll_parse(const char *s);
 const char *ar_algo_name(enum ar_algo a);
+/*
+ * Whether libr2cc's auto, at its default slicing, runs an allreduce of
+ * @bytes (float32) per node as the weighted ring over nodes of bandwidth
+ * @bw (bytes/s): lib/coll_sched.c's answer.  -1 when out of memory.
+ */
+int ar_lib_weighted(const double *bw, int n, double bytes);
 
 /* Closed forms of the paper's single-degraded-node model. */
 double cf_balance(double x);
@@ -85,6 +91,7 @@ double cf_r2cc_ar(int n, double x);
 
 enum strat_id {
 	ST_NCCL, ST_NCCL_FO, ST_BALANCE, ST_R2CC_AR, ST_R2CC, ST_R2CC_OV,
+	ST_R2CC_LIB,
 	ST_NR
 };
 
@@ -104,6 +111,11 @@ struct strategy {
 	unsigned algos;		/* bitmask of enum ar_algo it may use */
 	bool abort_on_down;	/* any dead NIC aborts the job */
 	bool partner_only;	/* abort when a fused group is all dead */
+	/*
+	 * Allreduce as libr2cc's auto chooses, not the cheapest of algos:
+	 * the weighted ring where the library's schedule model picks it.
+	 */
+	bool lib_auto;
 };
 
 extern const struct strategy strategies[ST_NR];

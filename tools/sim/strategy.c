@@ -38,6 +38,10 @@ const struct strategy strategies[ST_NR] = {
 		.algos = B(AR_RING) | B(AR_PAPER) | B(AR_OVERLAP) |
 			 B(AR_WEIGHTED),
 	},
+	[ST_R2CC_LIB] = {
+		.name = "r2cc-lib", .share = SHARE_BALANCE,
+		.algos = B(AR_RING) | B(AR_WEIGHTED), .lib_auto = true,
+	},
 };
 
 /*
@@ -62,6 +66,7 @@ double strat_detect(enum strat_id s, const struct detect_params *d,
 		return d->r2ccl_detect;
 	case ST_R2CC:
 	case ST_R2CC_OV:
+	case ST_R2CC_LIB:
 		return silent ? d->stall_detect : d->port_detect;
 	case ST_NR:
 		break;

@@ -112,7 +112,8 @@ int wl_check(const struct workload *w, const struct fabric *f,
  * Time of one collective over nodes [first, first + n) as the strategy
  * runs it: its sharing policy sets each node's bandwidth, and among the
  * allreduce schedules it may use it takes the cheapest for this state and
- * size (r2cc's cost-model choice).
+ * size (r2cc's cost-model choice), or, for r2cc-lib, the one libr2cc's
+ * auto runs.
  */
 double wl_coll_time(const struct workload *w, const struct state_view *v,
 		    enum coll_type t, int first, int n, double bytes,
@@ -120,6 +121,7 @@ double wl_coll_time(const struct workload *w, const struct state_view *v,
 {
 	const struct strategy *st = &strategies[v->strat];
 	const struct fabric *f = v->f;
+	unsigned int algos = st->algos;
 	double best = INFINITY;
 	struct plan p;
 	int i, a;
@@ -133,12 +135,19 @@ double wl_coll_time(const struct workload *w, const struct state_view *v,
 		if (scratch[i] <= 0.0)
 			return INFINITY;
 	}
+	if (st->lib_auto && t == COLL_ALLREDUCE) {
+		int wr = ar_lib_weighted(scratch, n, bytes);
+
+		if (wr < 0)
+			return INFINITY;
+		algos = 1u << (wr ? AR_WEIGHTED : AR_RING);
+	}
 	if (plan_init(&p, n, 4))
 		return INFINITY;
 	for (a = 0; a < AR_NR; a++) {
 		double x;
 
-		if (t == COLL_ALLREDUCE ? !(st->algos & (1u << a)) : a > 0)
+		if (t == COLL_ALLREDUCE ? !(algos & (1u << a)) : a > 0)
 			continue;
 		if (coll_plan(&p, t, a, scratch, n, bytes, f))
 			continue;
