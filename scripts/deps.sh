@@ -21,7 +21,7 @@ pkgs=(gcc make libc6-dev perl pkg-config python3 iproute2 kmod cpio sparse
       perftest ethtool libnl-3-dev libnl-genl-3-dev bpftrace dwarves systemtap-sdt-dev
       gnuplot-nox bpftool clang-14 libclang-rt-14-dev dkms python3-sphinx
       debhelper dh-dkms lintian fakeroot dpkg-dev
-      python3-torch libtorch-dev pybind11-dev)
+      python3-torch libtorch-dev pybind11-dev python3-dev)
 
 headers_of() {
 	apt-cache depends "$1" 2>/dev/null |

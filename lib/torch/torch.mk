@@ -37,7 +37,10 @@ TORCH_ALL_CXXFLAGS = -std=c++17 -fPIC -fvisibility=hidden \
 	-DTORCH_EXTENSION_NAME=_C -DTORCH_API_INCLUDE_EXTENSION_H \
 	$(CPPFLAGS)
 # libr2cc.so.0 is two levels up, in $(BUILD)/lib: no LD_LIBRARY_PATH needed.
-TORCH_LDLIBS := -L$(BUILD)/lib -lr2cc -Wl,-rpath,'$$ORIGIN/../..' \
+# A package links without it (TORCH_RPATH=): installed, the library is in
+# the linker's own path.
+TORCH_RPATH ?= -Wl,-rpath,'$$ORIGIN/../..'
+TORCH_LDLIBS = -L$(BUILD)/lib -lr2cc $(TORCH_RPATH) \
 	-ltorch -ltorch_cpu -lc10 -ltorch_python
 
 torch: $(TORCH_EXT) $(TORCH_PKG)/__init__.py

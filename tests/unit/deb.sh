@@ -4,7 +4,8 @@
 # copy of the tree, lintian --pedantic finds nothing (each override says
 # why), and each package holds what it should: the library, its
 # development files, the NCCL plugin, the tools, the module's sources for
-# DKMS (whose postinst builds it), the kselftest collection.  Installing
+# DKMS (whose postinst builds it), the kselftest collection, the PyTorch
+# backend (imported from the unpacked packages).  Installing
 # them into a node and using them is tests/testbed/packages.sh.
 . "$(dirname "$0")/../lib/tap.sh"
 cd "$R2CC_REPO" || exit 1
@@ -75,4 +76,25 @@ ok "$(grep -q 'libr2cc0 (= ' <<<"$(field libr2cc-dev Depends)" && echo 1)" \
 	"libr2cc-dev depends on the same libr2cc0"
 ok "$(grep -q 'libibverbs1' <<<"$(field libr2cc0 Depends)" && echo 1)" \
 	"libr2cc0's shlibs: libibverbs1"
+
+# The PyTorch backend: Debian's python3 path, no build-tree rpath, torch
+# and the same libr2cc0 as dependencies, and it imports from the
+# unpacked packages alone.
+py=/usr/lib/python3/dist-packages/r2cc_torch
+deb=$(ls "$work/python3-r2cc-torch_${ver}"_*.deb)
+ext=$(dpkg-deb -c "$deb" | awk '{print $6}' | sed -n 's|^\.\(.*/_C\..*\.so\)$|\1|p')
+has python3-r2cc-torch "$py/__init__.py" "${ext:-$py/_C.so}"
+dep=$(field python3-r2cc-torch Depends)
+ok "$(grep -q 'python3-torch' <<<"$dep" && grep -q "libr2cc0 (= $ver" <<<"$dep" &&
+	grep -q 'libtorch' <<<"$dep" && echo 1)" \
+	"python3-r2cc-torch depends on python3-torch, libtorch and the same libr2cc0 ($dep)"
+mkdir "$work/root"
+dpkg-deb -x "$deb" "$work/root"
+dpkg-deb -x "$(ls "$work/libr2cc0_${ver}"_*.deb)" "$work/root"
+rp=$(readelf -d "$work/root$ext" 2>&1 | grep -E 'RPATH|RUNPATH')
+ok "$([ -n "$ext" ] && [ -z "$rp" ] && echo 1)" "its extension has no rpath${rp:+: $rp}"
+out=$(cd / && PYTHONPATH=$work/root/usr/lib/python3/dist-packages \
+	LD_LIBRARY_PATH=$work/root/usr/lib/$ma /usr/bin/python3 -c \
+	'import r2cc_torch, torch.distributed as d; print(d.Backend.R2CC)' 2>&1)
+is "$out" R2CC "python3 imports it from the unpacked packages and torch knows the backend"
 done_testing
