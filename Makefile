@@ -149,12 +149,18 @@ $(BUILD)/tests/libr2cc/%: tests/libr2cc/%.c tests/lib/tap.h $(wildcard tests/lib
 	mv -f $@.tmp $@
 
 # Programs the testbed tests run inside the nodes (host root is shared).
+# lib_loopback is the library's: linked against libr2cc.so, found in the
+# build tree (the testbed's nodes mount it) unless KSELFTEST_RPATH= (a
+# package, where the library is installed).
+KSELFTEST_RPATH ?= -Wl,-rpath,$(BUILD)/lib
+$(BUILD)/tests/kmod/lib_loopback: $(LIBSO)
 $(BUILD)/tests/kmod/%: tests/kmod/%.c tests/kmod/r2cc_test.h tests/lib/tap.h include/uapi/linux/r2cc.h | $(BUILD)/tests/kmod
 	$(CC) $(CPPFLAGS_R2CC) $(WARN) -std=gnu11 -Itests/lib $(CFLAGS) \
 		$(CPPFLAGS) $(LDFLAGS) -o $@.tmp $< \
 		$(if $(filter state_page bench,$*),-libverbs) \
 		$(if $(filter bench,$*),-lpthread) \
-		$(if $(filter genl,$*),$$(pkg-config --cflags --libs libnl-genl-3.0))
+		$(if $(filter genl,$*),$$(pkg-config --cflags --libs libnl-genl-3.0)) \
+		$(if $(filter lib_loopback,$*),-L$(BUILD)/lib -lr2cc $(KSELFTEST_RPATH))
 	mv -f $@.tmp $@
 
 $(CTL_BIN): $(CTL_SRCS) tools/r2ccctl/r2ccctl.h lib/proc_start.h include/uapi/linux/r2cc.h \
@@ -278,10 +284,11 @@ install: lib tools sim
 	$(MAKE) -s install-dkms
 	$(MAKE) -s install-torch
 
-# r2cc's non-destructive tests of the module, as a kselftest collection
-# (tests/kselftest/): what an operator runs on a real node.
+# r2cc's non-destructive tests of the module and the library, as a
+# kselftest collection (tests/kselftest/): what an operator runs on a real
+# node.
 KSELFTEST_DIR ?= $(PREFIX)/lib/r2cc/kselftest
-KSELFTESTS := ioctl_args inject_events state_page genl overflow
+KSELFTESTS := ioctl_args inject_events state_page genl overflow lib_loopback
 install-kselftest: ktests
 	install -d $(DESTDIR)$(KSELFTEST_DIR)/r2cc
 	install -m 0755 tests/kselftest/run_kselftest.sh $(DESTDIR)$(KSELFTEST_DIR)/
