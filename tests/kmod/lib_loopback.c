@@ -122,6 +122,17 @@ static const char *nic(const char *name, size_t *moved)
 			  (unsigned int)i);
 		*moved += why ? 0 : sizes[i];
 	}
+	/* over the NIC itself: a port that is down sends by TCP instead */
+	if (!why) {
+		struct r2cc_conn_stats st = { .size = sizeof(st) };
+
+		if (r2cc_conn_stats(tx, &st, NULL, 0) < 0)
+			why = "no statistics";
+		else if (st.tcp_bytes || st.fallback)
+			why = "carried over the TCP fallback, not the NIC";
+		else if (st.failovers)
+			why = "the NIC's rail failed";
+	}
 	if (tx && r2cc_conn_close(tx) && !why)
 		why = "close failed";
 	if (rx && r2cc_conn_close(rx) && !why)
