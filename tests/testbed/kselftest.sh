@@ -4,8 +4,8 @@
 # as an operator runs it on a real one: with r2cc.ko loaded every test
 # passes but overflow, which skips without a small queue_len and passes
 # with one; without r2cc.ko every module test skips, the library's
-# loopback over each NIC still passes, and the run passes; -t picks one,
-# -l lists them, a bad -t is refused.
+# loopback over each NIC still passes, and the run passes, but not with a
+# NIC's port down; -t picks one, -l lists them, a bad -t is refused.
 # ci: every kernel
 . "$(dirname "$0")/../lib/tap.sh"
 tb_require 1
@@ -41,6 +41,15 @@ is "$?" 0 "without r2cc.ko the run passes"
 is "$(grep -c '# SKIP$' <<<"$out")" 5 "and every module test skips"
 grep -q '^ok 6 selftests: r2cc: lib_loopback$' <<<"$out"
 ok "$([ $? = 0 ] && echo 1)" "but lib_loopback passes: the library needs no r2cc.ko"
+# a NIC whose port is down: its bytes would go by TCP, and that fails
+tb link node0 1 down
+sleep 2
+out=$(tb_exec node0 "$run" -t r2cc:lib_loopback 2>&1)
+rc=$?
+tb link node0 1 up
+ok "$([ "$rc" = 1 ] && grep -q '^not ok 1 selftests: r2cc: lib_loopback' <<<"$out" && echo 1)" \
+	"lib_loopback fails with NIC 1's port down (exit $rc)"
+[ $_tap_failed = 0 ] || diag "$out"
 out=$(tb_exec node0 "$run" -t r2cc:nope 2>&1)
 ok "$([ $? = 2 ] && grep -q 'no test r2cc:nope' <<<"$out" && echo 1)" \
 	"-t with an unknown test: exit 2"
