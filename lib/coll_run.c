@@ -496,9 +496,7 @@ static int coll_start(struct r2cc_coll *q)
 		most = len > most ? len : most;
 	}
 	cap = c->slice / q->esize;
-	q->nslices = (most + cap - 1) / cap;
-	if (!q->nslices)
-		q->nslices = 1;
+	q->nslices = coll_nslices(most, cap);
 	batch_start(q, 0);
 	return 0;
 }

@@ -132,24 +132,21 @@ double coll_sched_time(int n, const double *link, const double *c,
 	return end;
 }
 
-/* The slices of the largest of @n chunks, weights @w, as coll_run.c cuts. */
+/*
+ * The slices of the largest of @n chunks, weights @w (NULL: equal, as
+ * coll_chunk() cuts them, the largest count / n rounded up).
+ */
 static size_t slices(size_t count, const uint32_t *w, int n, size_t cap)
 {
-	size_t most = 0, len;
+	size_t most = count / (size_t)n + (count % (size_t)n != 0), off, len;
 	int k;
 
-	for (k = 0; k < n; k++) {
-		if (w) {
-			size_t off;
-
+	if (w)
+		for (most = 0, k = 0; k < n; k++) {
 			coll_chunk_w(count, w, k, &off, &len);
-		} else {
-			len = count / (size_t)n + ((size_t)k < count % (size_t)n);
+			most = len > most ? len : most;
 		}
-		most = len > most ? len : most;
-	}
-	len = (most + cap - 1) / cap;
-	return len ? len : 1;
+	return coll_nslices(most, cap);
 }
 
 int coll_sched_prefer_weighted(int n, const uint32_t *mbps, const uint32_t *w,

@@ -37,6 +37,18 @@ void coll_chunk_w(size_t count, const uint32_t *w, int c, size_t *off,
 		  size_t *len);
 
 /*
+ * Slices per chunk when the largest chunk holds @most elements and a
+ * slice at most @cap: what the engine cuts (coll_run.c) and the schedule
+ * model assumes (coll_sched.c).  At least one, for an empty chunk too.
+ */
+static inline size_t coll_nslices(size_t most, size_t cap)
+{
+	size_t k = (most + cap - 1) / cap;
+
+	return k ? k : 1;
+}
+
+/*
  * The engine's schedule (coll_sched.c): the finish time of an allreduce
  * whose chunk @c[k] is that fraction of the data, over links @link[r]
  * (rank r to r + 1, bandwidth in data per time unit), cut into @nslices
