@@ -13,6 +13,8 @@
  * COLL_MESH=1: the communicator has the mesh (R2CC_COMM_MESH), so small
  * allreduces go by recursive doubling; with R2CC_COLL_RD_MAX=N, all of
  * at most N bytes, and the test checks that some did.
+ * COLL_KINDS=allreduce,reduce,...: the matrix runs only these kinds (the
+ * recursive-doubling run leaves out the two that never use it).
  *
  * --loop N: N back-to-back allreduces of --size bytes instead, each
  * checked, for the fault tests; prints "streaming" after the first and
@@ -244,13 +246,30 @@ out:
 	return ret ? ret : bad ? -1 : 0;
 }
 
+/* Whether $COLL_KINDS (a comma-separated list; all when unset) names @k. */
+static int kind_wanted(enum kind k)
+{
+	const char *p = getenv("COLL_KINDS");
+	size_t n = strlen(kname[k]);
+
+	if (!p)
+		return 1;
+	for (; *p; p += strcspn(p, ","), p += *p == ',')
+		if (!strncmp(p, kname[k], n) && (p[n] == ',' || !p[n]))
+			return 1;
+	return 0;
+}
+
 static void matrix(void)
 {
 	size_t counts[] = { 0, 1, 2, 7, (size_t)nranks * 13 + 1, 1001, 65537 };
 	int k, dt, op, c, t = 0, full = !!getenv("COLL_FULL");
 
+	for (k = ALLREDUCE; k <= BROADCAST && !kind_wanted(k); k++)
+		;
+	check(k <= BROADCAST, "COLL_KINDS names a kind of collective");
 	for (k = ALLREDUCE; k <= BROADCAST; k++)
-		for (dt = R2CC_INT8; dt <= R2CC_FLOAT64; dt++) {
+		for (dt = R2CC_INT8; dt <= R2CC_FLOAT64 && kind_wanted(k); dt++) {
 			int runs = 0, bad = 0, ops = k <= REDUCE ? 5 : 1;
 			char why[256] = "", w[200];
 

@@ -2,15 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The collectives' matrix (tests/libr2cc/coll.c) on a mesh communicator
 # of every node of the testbed (4 in CI), where allreduces of up to
-# 256 KiB go by recursive doubling: every dtype x op x count right on
-# every rank, the same bits everywhere, ranks that disagree; then the
-# cost model's own choice (R2CC_COLL_ALPHA_US) on twenty small ones.
+# 256 KiB go by recursive doubling and reduces and broadcasts by a tree:
+# for those three kinds (the other two run the ring, as in lib_coll.sh)
+# every dtype x op x count right on every rank, the same bits
+# everywhere, ranks that disagree; then the cost model's own choice
+# (R2CC_COLL_ALPHA_US) on twenty small ones.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/coll.sh"
 tb_require 3
 plan_later
 
-coll_start "$TB_NODES" "COLL_MESH=1 R2CC_COLL_RD_MAX=262144"
+coll_start "$TB_NODES" "COLL_MESH=1 R2CC_COLL_RD_MAX=262144 COLL_KINDS=allreduce,reduce,broadcast"
 coll_wait
 coll_report
 coll_cleanup

@@ -25,7 +25,7 @@ node1_nics() {
 	done
 }
 
-iters=${COLL_ITERS:-150}
+iters=${COLL_ITERS:-100}
 coll_start 4 "R2CC_ALGO=weighted R2CC_COLL_SETS=4" -l "$iters" -s 65536
 run_ok "all four ranks reducing" coll_streaming
 sleep 1
@@ -76,7 +76,7 @@ auto_run() {
 	coll_wait
 	coll_report
 }
-aiters=${COLL_AUTO_ITERS:-60}
+aiters=${COLL_AUTO_ITERS:-30}
 switched='auto: allreduces of 65536 elements run as the weighted ring'
 auto_run "COLL_LOG=info R2CC_COLL_SLICE=4096 R2CC_COLL_DEPTH=16 R2CC_COLL_SETS=4" \
 	"$aiters" "$switched"
