@@ -19,7 +19,7 @@ trap 'rm -rf "$work"' EXIT
 mkdir "$work/r2cc"
 git ls-files -co --exclude-standard | tar -cf - -T - | tar -xf - -C "$work/r2cc"
 ver=$(cat VERSION)
-out=$(cd "$work/r2cc" && dpkg-buildpackage -b -uc -us 2>&1)
+out=$(cd "$work/r2cc" && dpkg-buildpackage -b -uc -us -J"$(nproc)" 2>&1)
 rc=$?
 is "$rc" 0 "dpkg-buildpackage -b"
 [ "$rc" = 0 ] || { diag "$(tail -n 40 <<<"$out")"; done_testing; }
