@@ -24,14 +24,20 @@ if [ -n "$src" ]; then
 			linux-source-6.1/scripts/spelling.txt \
 			linux-source-6.1/scripts/const_structs.checkpatch
 	fi
+	# every file at once (each is a perl run of a second or more)
+	out=$(mktemp -d)
 	for f in "${files[@]}"; do
-		out=$("$cp/checkpatch.pl" --strict --no-tree \
-			--show-types -f "$f" 2>&1)
-		ok "$(grep -q 'total: 0 errors, 0 warnings, 0 checks' <<<"$out" &&
-			echo 1)" "checkpatch --strict: $f"
-		grep -q 'total: 0 errors, 0 warnings, 0 checks' <<<"$out" ||
-			diag "$out"
+		"$cp/checkpatch.pl" --strict --no-tree --show-types -f "$f" \
+			>"$out/${f//\//_}" 2>&1 &
 	done
+	wait
+	for f in "${files[@]}"; do
+		ok "$(grep -q 'total: 0 errors, 0 warnings, 0 checks' \
+			"$out/${f//\//_}" && echo 1)" "checkpatch --strict: $f"
+		grep -q 'total: 0 errors, 0 warnings, 0 checks' \
+			"$out/${f//\//_}" || diag "$(cat "$out/${f//\//_}")"
+	done
+	rm -rf "$out"
 fi
 
 sparse=
@@ -41,7 +47,7 @@ for kver in $kvers; do
 	[ -d "$hdr" ] || continue
 	tmp=$(mktemp -d)
 	cp -a Kbuild VERSION kmod include "$tmp/"
-	out=$(make -C "$hdr" M="$tmp" W=1 $sparse modules 2>&1)
+	out=$(make -j"$(nproc)" -C "$hdr" M="$tmp" W=1 $sparse modules 2>&1)
 	rc=$?
 	warn=$(grep -E 'warning:|error:' <<<"$out")
 	ok "$([ $rc = 0 ] && [ -z "$warn" ] && echo 1)" \
