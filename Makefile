@@ -200,7 +200,10 @@ kmod-testbed:
 		if [ -s $$btf ]; then scripts/kmod-btf $$dir/r2cc.ko $$btf; fi; \
 	done
 
-check: deps all kmod-testbed
+# The build a job per core (CI's machine has two, and calls plain `make
+# check`), then the suite.
+check: deps
+	@$(MAKE) -j$$(nproc) all kmod-testbed
 	@tests/run-all
 
 check-unit: all
