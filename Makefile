@@ -15,6 +15,8 @@ BINDIR     ?= $(PREFIX)/bin
 SBINDIR    ?= $(PREFIX)/sbin
 MANDIR     ?= $(PREFIX)/share/man
 UDEVDIR    ?= /lib/udev/rules.d
+# where the kernel's YNL tools look for the specs of netlink families
+YNLSPECDIR ?= $(PREFIX)/share/ynl/specs
 SYSTEMDDIR ?= /lib/systemd/system
 TMPFILESDIR ?= /usr/lib/tmpfiles.d
 # r2cc.ko's sources for DKMS (dkms.conf.in, DKMS' own convention).
@@ -284,6 +286,8 @@ install: lib tools sim
 	install -m 0644 udev/*.rules $(DESTDIR)$(UDEVDIR)/
 	install -d $(DESTDIR)$(TMPFILESDIR)
 	install -m 0644 tools/r2ccctl/tmpfiles.d/r2cc.conf $(DESTDIR)$(TMPFILESDIR)/
+	install -d $(DESTDIR)$(YNLSPECDIR)
+	install -m 0644 Documentation/netlink/specs/r2cc.yaml $(DESTDIR)$(YNLSPECDIR)/
 	$(MAKE) -s install-dkms
 	$(MAKE) -s install-torch
 
@@ -319,6 +323,7 @@ uninstall:
 	      $(DESTDIR)$(INCLUDEDIR)/linux/r2cc.h \
 	      $(DESTDIR)$(UDEVDIR)/70-r2cc.rules \
 	      $(DESTDIR)$(TMPFILESDIR)/r2cc.conf \
+	      $(DESTDIR)$(YNLSPECDIR)/r2cc.yaml \
 	      $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(USER_BINS))) \
 	      $(DESTDIR)$(SBINDIR)/r2ccctl \
 	      $(addprefix $(DESTDIR)$(SYSTEMDDIR)/,$(notdir $(wildcard tools/r2ccctl/systemd/*))) \

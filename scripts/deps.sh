@@ -21,7 +21,8 @@ pkgs=(gcc make libc6-dev perl pkg-config python3 iproute2 kmod cpio sparse
       perftest ethtool libnl-3-dev libnl-genl-3-dev bpftrace dwarves systemtap-sdt-dev
       gnuplot-nox bpftool clang-14 libclang-rt-14-dev dkms python3-sphinx
       debhelper dh-dkms lintian fakeroot dpkg-dev
-      python3-torch libtorch-dev pybind11-dev python3-dev)
+      python3-torch libtorch-dev pybind11-dev python3-dev
+      python3-yaml python3-jsonschema)
 
 headers_of() {
 	apt-cache depends "$1" 2>/dev/null |
@@ -85,5 +86,33 @@ if [ ! -x "$cache/promtool/promtool" ]; then
 	mkdir -p "$cache/promtool"
 	cp "$tmp/root/usr/bin/promtool" "$cache/promtool/promtool.tmp"
 	mv "$cache/promtool/promtool.tmp" "$cache/promtool/promtool"
+	rm -rf "$tmp"
+fi
+
+# The kernel's YNL tool (tools/net/ynl) and the netlink spec schemas, to
+# drive r2cc.ko's generic netlink family from Documentation/netlink/specs/
+# r2cc.yaml (tests/testbed/kmod_ynl.sh): taken out of Debian's
+# linux-source-6.12 (6.1 predates them) into the cache, without installing
+# its 150 MB.
+ynl=$cache/ynl
+if [ ! -f "$ynl/tools/net/ynl/cli.py" ]; then
+	tmp=$(mktemp -d /tmp/r2cc-ynl.XXXXXX)
+	if ! (cd "$tmp" && apt-get download -qq linux-source-6.12 >"$log" 2>&1); then
+		apt_update
+		(cd "$tmp" && apt-get download -qq linux-source-6.12 >"$log" 2>&1) ||
+			{ cat "$log" >&2; rm -rf "$tmp"; exit 1; }
+	fi
+	mkdir -p "$tmp/src"
+	dpkg-deb --fsys-tarfile "$tmp"/linux-source-6.12_*.deb |
+		tar -xOf - --wildcards './usr/src/linux-source-6.12.tar.xz' |
+		tar -xJf - -C "$tmp/src" --strip-components=1 --wildcards \
+			'linux-source-6.12/tools/net/ynl/cli.py' \
+			'linux-source-6.12/tools/net/ynl/lib/*.py' \
+			'linux-source-6.12/Documentation/netlink/*.yaml'
+	[ -f "$tmp/src/tools/net/ynl/cli.py" ] ||
+		{ echo "deps: no tools/net/ynl in linux-source-6.12" >&2; rm -rf "$tmp"; exit 1; }
+	mkdir -p "$cache"
+	rm -rf "$ynl"
+	mv "$tmp/src" "$ynl"
 	rm -rf "$tmp"
 fi

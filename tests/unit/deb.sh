@@ -54,7 +54,8 @@ has libnccl-net-r2cc "/usr/lib/$ma/libnccl-net-r2cc.so"
 has r2cc-tools /usr/sbin/r2ccctl /usr/bin/r2cc-perf /usr/bin/r2cc-sim \
 	/usr/share/man/man8/r2ccctl.8.gz /usr/lib/tmpfiles.d/r2cc.conf \
 	/lib/systemd/system/r2cc-prometheus.timer \
-	/usr/share/r2cc/bpftrace/r2cc-transitions.bt
+	/usr/share/r2cc/bpftrace/r2cc-transitions.bt \
+	/usr/share/ynl/specs/r2cc.yaml
 has r2cc-dkms "/usr/src/r2cc-$ver/dkms.conf" "/usr/src/r2cc-$ver/Kbuild" \
 	"/usr/src/r2cc-$ver/VERSION" "/usr/src/r2cc-$ver/kmod/r2cc_main.c" \
 	/lib/udev/rules.d/70-r2cc.rules /usr/share/man/man4/r2cc.4.gz

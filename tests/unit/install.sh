@@ -16,6 +16,7 @@ for f in usr/lib/libr2cc.so.0.1.0 usr/lib/libr2cc.so.0 usr/lib/libr2cc.so \
 	 usr/lib/libr2cc.a usr/lib/pkgconfig/r2cc.pc usr/include/r2cc/r2cc.h \
 	 usr/include/linux/r2cc.h lib/udev/rules.d/70-r2cc.rules \
 	 usr/include/r2cc/job.h usr/lib/tmpfiles.d/r2cc.conf \
+	 usr/share/ynl/specs/r2cc.yaml \
 	 usr/bin/r2cc-perf usr/bin/r2cc-sim usr/share/man/man3/libr2cc.3 \
 	 usr/share/man/man3/r2cc_isend.3 usr/share/man/man4/r2cc.4 \
 	 usr/share/man/man1/r2cc-perf.1 usr/share/man/man1/r2cc-sim.1 \
