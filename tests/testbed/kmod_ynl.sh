@@ -8,7 +8,10 @@
 # decoded, the record of a drill it injects (kind, flags, device, states);
 # inject is refused without CAP_NET_ADMIN (EPERM) and with a kind out of
 # range (the policy's extack says so).
-# ci: every kernel
+# Not in make check for now (CI of 2026-12-03 saw the subscriber, which
+# then had a fixed 20 s window, miss a whole pair on 6.12 under load);
+# scripts/check-full.sh runs it on both kernels.
+# ci: full only
 . "$(dirname "$0")/../lib/tap.sh"
 tb_require 1
 CLI=$R2CC_BUILD/cache/ynl/tools/net/ynl/cli.py
@@ -51,18 +54,16 @@ is "$(py 'd["events-emitted"]' <<<"$stats")" \
 inject() {
 	ynl --do inject --json "{\"dev-index\": $idx, \"port\": 1, \"kind\": \"$1\"}"
 }
-# A subscriber listens for 20 s and then prints what came.  It cannot do
+# A subscriber listens for 30 s and then prints what came.  It cannot do
 # the inject itself: 6.12's YNL fails a request whose first answer is a
-# notification ('NoneType' object has no attribute 'attr_set').  It
-# prints nothing until it ends, so two pairs of drills go in its first
-# seconds: starting YNL takes seconds in an emulated node, as long for
-# the subscriber as for each inject, and the last pair falls well inside
-# its time.
+# notification ('NoneType' object has no attribute 'attr_set').  It says
+# nothing until it ends, so pairs of drills go until it has ended: however
+# late it started listening, it heard whole pairs (one takes about 2 x
+# the start of YNL in the node plus 2 s).
 sub=$(mktemp)
-ynl --subscribe events --sleep 20 >"$sub" 2>&1 &
+ynl --subscribe events --sleep 30 >"$sub" 2>&1 &
 spid=$!
-sleep 2
-for ((k = 0; k < 2; k++)); do
+while kill -0 "$spid" 2>/dev/null; do
 	inject port-down >/dev/null
 	sleep 1
 	inject port-up >/dev/null
@@ -71,8 +72,8 @@ done
 wait "$spid"
 got=$(tail -n 1 "$sub")
 diag "$got"
-is "$(py '[(m["name"], m["msg"]["kind"], sorted(m["msg"]["flags"]), m["msg"]["dev-name"], m["msg"]["port"], m["msg"]["old-state"], m["msg"]["state"]) for m in d][-2:]' <<<"$got")" \
-	"[('event', 'port-down', ['injected'], 'rxe0', 1, 'active', 'down'), ('event', 'port-up', ['injected'], 'rxe0', 1, 'down', 'active')]" \
+is "$(py '[x for x in zip(*[[(m["name"], m["msg"]["kind"], sorted(m["msg"]["flags"]), m["msg"]["dev-name"], m["msg"]["port"], m["msg"]["old-state"], m["msg"]["state"]) for m in d][i:] for i in (0, 1)]) if x[0][1] == "port-down"][:1]' <<<"$got")" \
+	"[(('event', 'port-down', ['injected'], 'rxe0', 1, 'active', 'down'), ('event', 'port-up', ['injected'], 'rxe0', 1, 'down', 'active'))]" \
 	"the subscriber gets the drills' records, decoded: port-down then port-up, injected, rxe0 port 1, active to down and back"
 rm -f "$sub"
 inject port-down >/dev/null
