@@ -54,6 +54,11 @@ is "$(py 'd["events-emitted"]' <<<"$stats")" \
 inject() {
 	ynl --do inject --json "{\"dev-index\": $idx, \"port\": 1, \"kind\": \"$1\"}"
 }
+
+# rxe0_state: rxe0 port 1's state as the get-port dump gives it.
+rxe0_state() {
+	ynl --dump get-port | py '[p["state"] for p in d if p["dev-name"] == "rxe0"]'
+}
 # A subscriber listens for 30 s and then prints what came.  It cannot do
 # the inject itself: 6.12's YNL fails a request whose first answer is a
 # notification ('NoneType' object has no attribute 'attr_set').  It says
@@ -77,10 +82,10 @@ is "$(py '[x for x in zip(*[[(m["name"], m["msg"]["kind"], sorted(m["msg"]["flag
 	"the subscriber gets the drills' records, decoded: port-down then port-up, injected, rxe0 port 1, active to down and back"
 rm -f "$sub"
 inject port-down >/dev/null
-is "$(ynl --dump get-port | py '[p["state"] for p in d if p["dev-name"] == "rxe0"]')" \
+is "$(rxe0_state)" \
 	"['down']" "after an injected port-down the dump shows rxe0 port 1 down"
 inject port-up >/dev/null
-is "$(ynl --dump get-port | py '[p["state"] for p in d if p["dev-name"] == "rxe0"]')" \
+is "$(rxe0_state)" \
 	"['active']" "an injected port-up brings it back"
 
 if tb_exec node0 sh -c 'command -v setpriv' >/dev/null; then
@@ -99,7 +104,7 @@ rc=$?
 ok "$([ "$rc" = 1 ] && grep -q "integer out of range.*'bad-attr': '.kind'" <<<"$out" && echo 1)" \
 	"inject of kind 99: refused by the policy, the extack naming the attribute (exit $rc)"
 diag "$out"
-is "$(ynl --dump get-port | py '[p["state"] for p in d if p["dev-name"] == "rxe0"]')" \
+is "$(rxe0_state)" \
 	"['active']" "and nothing changed"
 run_ok "rmmod r2cc" kmod_unload node0
 tb_finish
