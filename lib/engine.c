@@ -1054,9 +1054,10 @@ void r2cc_xport_nic_event(struct r2cc_ctx *ctx, const struct r2cc_nic_event *ev)
 			w.up = (up ? WIRE_NIC_UP : 0) |
 			       (up && ev->degraded ? WIRE_NIC_DEGRADED : 0);
 			c->event_ns = ev->time_ns;
-			if (!up)
+			if (!up) {
 				fail_rail(c, r, "port went down");
-			else if (ev->old_state != ev->new_state)
+				rail_blame(c, r, R2CC_RAIL_REASON_LOCAL_PORT);
+			} else if (ev->old_state != ev->new_state)
 				r->next_try_ns = 0;
 			c->event_ns = 0;
 			rail_set_degraded(c, r, R2CC_RAIL_DEGRADED_LOCAL,

@@ -6,6 +6,7 @@
  * systemtap-sdt-dev) they compile to nothing.
  *
  *   rail_fail(conn, rail, reason)      a rail stops being used
+ *   fault(conn, rail, where)           its fault located (r2cc_rail_reason)
  *   fence(conn, rail, sender, ns)      its QP is drained, ns after the fail
  *   rollback(conn, rail, chunks, bytes) chunks put back to be sent again
  *   repair(conn, ns)                   first re-sent chunk completed

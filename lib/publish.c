@@ -233,6 +233,7 @@ void r2cc_publish(struct r2cc_ctx *ctx)
 							      r->state;
 			o->standby = !conn_rail_primary(c, i);
 			o->degraded = r->degraded;
+			o->reason = r->st.reason;
 			o->bytes = r->st.bytes;
 			o->failures = r->st.failures;
 			o->rollbacks = r->st.rollbacks;

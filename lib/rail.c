@@ -261,6 +261,88 @@ static int send_rail(struct r2cc_conn *c, uint16_t type, struct rail *r)
 }
 
 /*
+ * This end's port of @r is ACTIVE: as the library last heard (r2cc.ko's
+ * state page, or verbs events) and as the device says now, since events
+ * may not have been read yet when a completion error comes first.
+ */
+static bool port_active(struct r2cc_conn *c, struct rail *r)
+{
+	struct ibv_port_attr pa;
+
+	if (r2cc_nic_is_active(c->ctx, r->nic) != 1)
+		return false;
+	if (ibv_query_port(rail_verbs(c, r),
+			   (uint8_t)c->ctx->nics[r->nic].info.port, &pa))
+		return true;	/* no answer is no evidence */
+	return pa.state == IBV_PORT_ACTIVE;
+}
+
+static const char *const reason_text[] = {
+	[R2CC_RAIL_REASON_LOCAL_PORT] = "this end's port",
+	[R2CC_RAIL_REASON_PEER_PORT] = "the peer's port",
+	[R2CC_RAIL_REASON_PATH] =
+		"the path between the ports (both up: cable, switch, or a NIC failing silently)",
+};
+
+static void locate(struct r2cc_conn *c, struct rail *r, uint8_t where,
+		   bool revised)
+{
+	r->locating = false;
+	r->st.reason = where;
+	R2CC_PROBE(fault, c, (int)(r - c->rails), (int)where);
+	r2cc_log(c->ctx, R2CC_LOG_WARN, "rail %d (%s): fault %slocated at %s",
+		 (int)(r - c->rails), c->ctx->nics[r->nic].info.dev_name,
+		 revised ? "re" : "", reason_text[where]);
+}
+
+void rail_blame(struct r2cc_conn *c, struct rail *r, uint8_t where)
+{
+	if (r->state == RAIL_UP || r->state == RAIL_CONNECTING ||
+	    !r->st.failures || r->st.reason == where)
+		return;
+	if (r->locating)
+		locate(c, r, where, false);
+	else if (r->st.reason == R2CC_RAIL_REASON_PATH &&
+		 r2cc_now_ns() - r->fail_ns < FAULT_SETTLE_NS)
+		locate(c, r, where, true);
+}
+
+/* The peer checked its port of failed @r: up, so both are, or down. */
+static void on_report(struct r2cc_conn *c, struct rail *r, bool up)
+{
+	if (!up)
+		rail_blame(c, r, R2CC_RAIL_REASON_PEER_PORT);
+	else if (!r->locating || r->state == RAIL_UP)
+		return;
+	else if (!port_active(c, r))	/* ours went down meanwhile */
+		locate(c, r, R2CC_RAIL_REASON_LOCAL_PORT, false);
+	else
+		locate(c, r, R2CC_RAIL_REASON_PATH, false);
+}
+
+/*
+ * Where the fault of a rail failing now lies, as far as this end knows;
+ * the peer is told how its port is, whatever it was told already.
+ */
+static int start_locating(struct r2cc_conn *c, struct rail *r)
+{
+	bool up = port_active(c, r);
+	struct wire_nic w = {
+		.rail = (uint32_t)(r - c->rails),
+		.up = WIRE_NIC_REPORT | (up ? WIRE_NIC_UP : 0) |
+		      (up && c->ctx->nics[r->nic].degraded ?
+		       WIRE_NIC_DEGRADED : 0),
+	};
+
+	r->locating = true;
+	if (!up)
+		locate(c, r, R2CC_RAIL_REASON_LOCAL_PORT, false);
+	else if (!r->peer_nic_up)
+		locate(c, r, R2CC_RAIL_REASON_PEER_PORT, false);
+	return send_ctl(c, W_NIC, &w, sizeof(w));
+}
+
+/*
  * Stop using @r now: its QP goes to error, so the NIC stops reading and
  * writing buffers through it once it has drained, and the peer is told.
  * What was in flight is settled once the QP is drained (the scheduler
@@ -287,6 +369,8 @@ int rail_fail(struct r2cc_conn *c, struct rail *r, const char *why)
 	r->req_sent = false;
 	if (!probing) {
 		r->st.failures++;
+		r->st.reason = R2CC_RAIL_REASON_UNKNOWN;
+		r->fail_ns = now;
 		c->st.failovers++;
 		if (!c->repair_open) {
 			/* From the port event itself when that is the cause. */
@@ -295,10 +379,15 @@ int rail_fail(struct r2cc_conn *c, struct rail *r, const char *why)
 				       c->event_ns : now;
 		}
 	}
-	if (r->told_down)
-		return 0;
-	r->told_down = true;
-	return send_rail(c, W_RAIL_DOWN, r);
+	/* The peer hears of the failure before the report that locates it. */
+	if (!r->told_down) {
+		int ret = send_rail(c, W_RAIL_DOWN, r);
+
+		r->told_down = true;
+		if (ret)
+			return ret;
+	}
+	return probing ? 0 : start_locating(c, r);
 }
 
 /*
@@ -517,6 +606,7 @@ int rail_probe_done(struct r2cc_conn *c, struct rail *r, bool ok)
 		return rail_fail(c, r, "probe failed");
 	join_level(c, r);
 	r->state = RAIL_UP;
+	r->locating = false;	/* back before the peer's report: unknown */
 	r->backoff_ns = BACKOFF_MIN_NS;
 	st->failbacks++;
 	R2CC_PROBE(failback, c, (int)(r - c->rails));
@@ -553,6 +643,7 @@ static int on_rail_req(struct r2cc_conn *c, const struct wire_rail_req *q)
 		return send_ack(c, q->rail, q->epoch, false);
 	}
 	r->state = RAIL_UP;
+	r->locating = false;
 	r->st.failbacks++;
 	r2cc_log(c->ctx, R2CC_LOG_WARN, "rail %d (%s): reconnected by peer",
 		 (int)q->rail, c->ctx->nics[r->nic].info.dev_name);
@@ -673,8 +764,10 @@ int rail_on_msg(struct r2cc_conn *c, uint16_t type, const void *p,
 		r->peer_nic_up = up & WIRE_NIC_UP;
 		if (!r->peer_nic_up)
 			ret = rail_fail(c, r, "peer's port went down");
-		else
+		else if (!(up & WIRE_NIC_REPORT))
 			r->next_try_ns = 0;
+		if (!ret && (up & WIRE_NIC_REPORT || !r->peer_nic_up))
+			on_report(c, r, r->peer_nic_up);
 		rail_set_degraded(c, r, R2CC_RAIL_DEGRADED_PEER,
 				  up & WIRE_NIC_DEGRADED);
 		return ret;

@@ -25,6 +25,8 @@ struct r2cc_conn;
 #define RQ_DEPTH	256	/* receives posted per rail (receiver) */
 #define FENCE_DRAIN_NS	(200ull * 1000000)	/* give up waiting for flushes */
 #define GRAVE_MAX	32	/* replaced QPs kept per connection */
+/* A link-down report may lag a failure this long (linkwatch: about 1 s). */
+#define FAULT_SETTLE_NS	(2000ull * 1000000)
 /*
  * A degraded rail stays drained R2CC_DEGRADE_HOLD_MS (tune) at least,
  * doubled (up to 16 times that) each time it degrades within 6 times that
@@ -57,6 +59,8 @@ struct rail {
 	bool flushed;			/* receiver: a receive flushed */
 	bool told_down;			/* W_RAIL_DOWN for this epoch sent */
 	bool peer_nic_up;		/* the peer's NIC of this rail */
+	bool locating;			/* failed; waiting for the peer's report */
+	uint64_t fail_ns;		/* when it last failed */
 	uint8_t degraded;		/* R2CC_RAIL_DEGRADED_*: drained */
 	uint64_t deg_at_ns;		/* when it was drained */
 	uint64_t deg_hold_ns;		/* drained this long at least */
@@ -80,6 +84,12 @@ void rails_reap(struct r2cc_conn *c, bool all);
 int rail_connect(struct r2cc_conn *c, struct rail *r);
 void rail_fill_rq(struct r2cc_conn *c, struct rail *r);
 int rail_fail(struct r2cc_conn *c, struct rail *r, const char *why);
+/*
+ * A port of a failed rail is known down (@where: R2CC_RAIL_REASON_LOCAL_PORT
+ * or _PEER_PORT): the fault is located there if it was not yet, or if it
+ * was put on the path a moment ago (FAULT_SETTLE_NS).
+ */
+void rail_blame(struct r2cc_conn *c, struct rail *r, uint8_t where);
 int rail_start_down(struct r2cc_conn *c, struct rail *r, int err);
 /* A fencing rail is drained (its QP destroyed if it never drained). */
 bool rail_fence_drained(struct r2cc_conn *c, struct rail *r);

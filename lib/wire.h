@@ -115,9 +115,13 @@ struct wire_nic {
 /*
  * The sender's port of this rail is ACTIVE; and failing slowly (r2cc.ko's
  * PORT_DEGRADED).  Peers before the flag took any non-zero value for up.
+ * REPORT: not a change but the answer each end gives when the rail fails
+ * (its port as it found it then), which locates the fault
+ * (r2cc_rail_stats.reason); it does not hasten failback.
  */
 #define WIRE_NIC_UP		(1u << 0)
 #define WIRE_NIC_DEGRADED	(1u << 1)
+#define WIRE_NIC_REPORT		(1u << 2)
 
 /*
  * W_FENCED: what arrived of every receive still open when the receiver

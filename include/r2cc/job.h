@@ -47,7 +47,7 @@ struct r2cc_job_rail {
 	uint8_t state;		/* enum r2cc_rail_state */
 	uint8_t standby;
 	uint8_t degraded;	/* R2CC_RAIL_DEGRADED_* */
-	uint8_t reserved;
+	uint8_t reason;		/* enum r2cc_rail_reason; was reserved (0) */
 	uint64_t bytes;
 	uint64_t failures;
 	uint64_t rollbacks;

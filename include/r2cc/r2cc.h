@@ -397,7 +397,7 @@ struct r2cc_rail_stats {
 	uint8_t state;		/* enum r2cc_rail_state */
 	uint8_t standby;	/* 1: a standby (r2cc_conn_opts; sender only) */
 	uint8_t degraded;	/* R2CC_RAIL_DEGRADED_*: drained while set */
-	uint8_t reserved;
+	uint8_t reason;		/* enum r2cc_rail_reason: the last failure's */
 	uint64_t bytes;		/* payload bytes completed on this rail */
 	uint64_t chunks;
 	uint64_t failures;	/* times the rail was declared down */
@@ -418,6 +418,24 @@ struct r2cc_rail_stats {
 #define R2CC_RAIL_DEGRADED_LOCAL	(1u << 0)
 #define R2CC_RAIL_DEGRADED_PEER		(1u << 1)
 #define R2CC_RAIL_DEGRADED_HOLD		(1u << 2)
+
+/*
+ * r2cc_rail_stats.reason: where the rail's last failure lies, as both
+ * ends see it.  Each end checks its own port of the rail when the rail
+ * fails and tells the other over the control channel; a rail whose two
+ * ports are both ACTIVE failed between them (a cable, a switch, or a NIC
+ * that stopped moving packets with its port up).  A port found down
+ * within 2 s of the failure (link-down reports lag on real NICs) moves a
+ * PATH verdict to that port.  UNKNOWN: the peer's answer has not come
+ * (or could not: the control channel went first).
+ */
+enum r2cc_rail_reason {
+	R2CC_RAIL_REASON_NONE = 0,	/* never failed */
+	R2CC_RAIL_REASON_UNKNOWN = 1,
+	R2CC_RAIL_REASON_LOCAL_PORT = 2,	/* this end's port was down */
+	R2CC_RAIL_REASON_PEER_PORT = 3,	/* the peer's port was down */
+	R2CC_RAIL_REASON_PATH = 4,	/* both ports up */
+};
 
 struct r2cc_conn_stats {
 	size_t size;		/* in: sizeof(struct r2cc_conn_stats), kept */

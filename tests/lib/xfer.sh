@@ -69,6 +69,14 @@ xfer_ok() {
 			"receiver: $(cat "$XF_DIR/1.log")"
 }
 
+# xfer_located RANK RAIL WHERE: that rank's log located a failure of the
+# rail at WHERE ("this end's port", "the peer's port", "the path"),
+# at once or on second thoughts (a port found down soon after).
+xfer_located() {
+	grep -Eq "^.*rail $2 \([^)]*\): fault (re)?located at $3" \
+		"$XF_DIR/$1.log"
+}
+
 xfer_diag() {
 	diag "sender: $(grep -v '^streaming' "$XF_DIR/0.log" | tail -n 25)" \
 		"receiver: $(grep -v '^streaming' "$XF_DIR/1.log" | tail -n 25)"

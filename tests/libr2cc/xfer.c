@@ -65,6 +65,20 @@ static double now_s(void)
 
 static int verbose;
 
+/* r2cc_rail_stats.reason as the tests read it. */
+static const char *reason_name(uint8_t r)
+{
+	static const char *const names[] = {
+		[R2CC_RAIL_REASON_NONE] = "none",
+		[R2CC_RAIL_REASON_UNKNOWN] = "unknown",
+		[R2CC_RAIL_REASON_LOCAL_PORT] = "local",
+		[R2CC_RAIL_REASON_PEER_PORT] = "peer",
+		[R2CC_RAIL_REASON_PATH] = "path",
+	};
+
+	return r < sizeof(names) / sizeof(names[0]) ? names[r] : "?";
+}
+
 static void logf_(void *arg, enum r2cc_log_level l, const char *msg)
 {
 	(void)arg;
@@ -256,7 +270,7 @@ int main(int argc, char **argv)
 			fb += rs[i].failbacks;
 			fprintf(stderr, "rail %d: state %u bytes %llu chunks %llu "
 				"failures %llu rollbacks %llu failbacks %llu "
-				"drains %llu degraded %u\n",
+				"drains %llu degraded %u reason %s\n",
 				i, rs[i].state,
 				(unsigned long long)rs[i].bytes,
 				(unsigned long long)rs[i].chunks,
@@ -264,7 +278,7 @@ int main(int argc, char **argv)
 				(unsigned long long)rs[i].rollbacks,
 				(unsigned long long)rs[i].failbacks,
 				(unsigned long long)rs[i].drains,
-				rs[i].degraded);
+				rs[i].degraded, reason_name(rs[i].reason));
 		}
 		printf("xfer-result: rank=%d msgs=%llu bytes=%llu verified=%zu "
 		       "bad=%zu failovers=%llu repairs=%llu rollbacks=%llu "

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Rail 1 silently drops every frame of node0 while its carrier stays up:
 # no port event comes, the stall detector declares the rail suspect
-# within R2CC_STALL_MS, chunks move to rail 0 with nothing lost, and the
-# rail is probed back into service once the black hole ends.
+# within R2CC_STALL_MS, chunks move to rail 0 with nothing lost, both
+# ends locate the fault between the ports (both stay up), and the rail
+# is probed back into service once the black hole ends.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/xfer.sh"
 tb_require 2
@@ -23,6 +24,10 @@ grep -q 'stalled' "$XF_DIR/0.log"
 ok "$([ $? = 0 ] && echo 1)" "the sender logged the stall"
 ok "$([ "$(xfer_field 0 repairs)" -ge 1 ] && echo 1)" \
 	"re-sent chunks completed (repair $(xfer_field 0 repair_ms_max) ms)"
+ok "$(xfer_located 0 1 "the path" && echo 1)" \
+	"the sender located the fault between the ports (both up)"
+ok "$(xfer_located 1 1 "the path" && echo 1)" \
+	"the receiver located it there too"
 ok "$(xfer_returned 0 1 && echo 1)" "rail 1 probed back into service"
 [ $_tap_failed = 0 ] || xfer_diag
 xfer_cleanup

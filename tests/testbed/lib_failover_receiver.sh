@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The carrier of the receiver's rail 0 is cut mid-transfer: the receiver
 # sees it first, fences the rail and tells the sender, which re-sends
-# what did not arrive; nothing is lost or corrupted.
+# what did not arrive; nothing is lost or corrupted, and both ends blame
+# the receiver's port.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/xfer.sh"
 tb_require 2
@@ -24,6 +25,10 @@ ok "$([ "$(xfer_rail 0 0 failures)" -ge 1 ] && echo 1)" \
 	"the sender heard of it and stopped using rail 0"
 ok "$([ "$(xfer_field 0 repairs)" -ge 1 ] && echo 1)" \
 	"re-sent chunks completed ($(xfer_field 0 resent) bytes, repair $(xfer_field 0 repair_ms_max) ms)"
+ok "$(xfer_located 1 0 "this end's port" && echo 1)" \
+	"the receiver located the fault at its own port"
+ok "$(xfer_located 0 0 "the peer's port" && echo 1)" \
+	"the sender located it at the receiver's port"
 ok "$(xfer_returned 0 0 && echo 1)" "traffic returned to rail 0"
 [ $_tap_failed = 0 ] || xfer_diag
 xfer_cleanup

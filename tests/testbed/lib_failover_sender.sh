@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The carrier of the sender's rail 1 is cut mid-transfer and restored:
 # no byte is lost or corrupted, the sender rolls back and re-sends, the
-# receiver hears of it, and traffic returns to the rail after the
-# restore.  Once with r2cc.ko, once with verbs events only.
+# receiver hears of it, both ends blame the sender's port, and traffic
+# returns to the rail after the restore.  Once with r2cc.ko, once with verbs events only.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/xfer.sh"
 tb_require 2
@@ -25,6 +25,10 @@ cut_and_restore() {
 		"$what: re-sent chunks completed ($(xfer_field 0 resent) bytes, repair $(xfer_field 0 repair_ms_max) ms)"
 	ok "$([ "$(xfer_rail 1 1 failures)" -ge 1 ] && echo 1)" \
 		"$what: the receiver knows rail 1 failed"
+	ok "$(xfer_located 0 1 "this end's port" && echo 1)" \
+		"$what: the sender located the fault at its own port"
+	ok "$(xfer_located 1 1 "the peer's port" && echo 1)" \
+		"$what: the receiver located it at the sender's port"
 	ok "$(xfer_returned 0 1 && echo 1)" \
 		"$what: traffic returned to rail 1 after the restore"
 	is "$(xfer_field 0 source)" "$2" "$what: notified by the expected source"

@@ -72,6 +72,9 @@ enum { DG_SPREAD, DG_DRAIN, DG_AWAY, DG_RECOVER, DG_BACK, DG_DRAIN2,
 	DG_CUT, DG_DONE };
 #define DG_RAIL	1
 
+/* Where the locate script is (world.h has the phases it reports). */
+enum { LC_SPREAD, LC_WAIT, LC_BACK, LC_DONE };
+
 static struct {
 	const struct xs_config *cfg;
 	struct xs_rng rng;
@@ -119,6 +122,13 @@ static struct {
 		int step;		/* DG_* */
 		uint64_t rollbacks;	/* the rail's, once drained */
 	} dg;
+	/* the locate script (it shares them too) */
+	struct {
+		int step;		/* LC_* */
+		int fault;		/* 0, 1: that node's port; 2: the path */
+		uint64_t failures[XS_NODES];	/* the rail's, before it */
+	} lc;
+	bool port_went_down[XS_NODES][XS_MAX_RAILS];
 } W;
 
 static uint8_t *sbuf, *rbuf;	/* kept across runs */
@@ -704,6 +714,8 @@ static void events_due(void)
 				nic->degraded = (uint8_t)e->health;
 			else if (!e->up)
 				nic->degraded = 0;
+			if (e->health < 0 && !e->up)
+				W.port_went_down[e->node][e->nic] = true;
 			ev.degraded = nic->degraded;
 			nic->state = ev.new_state;
 			trace("event: node %d nic %d %s", e->node, e->nic,
@@ -966,7 +978,8 @@ static void standby_script(void)
 static bool sb_holds(void)
 {
 	return (W.cfg->primary && W.sb.step < SB_BACK) ||
-	       (W.cfg->dg_chunks && W.dg.step < DG_DONE);
+	       (W.cfg->dg_chunks && W.dg.step < DG_DONE) ||
+	       (W.cfg->lc_chunks && W.lc.step < LC_DONE);
 }
 
 /* ------------------------------------------------------------ degrading */
@@ -1070,6 +1083,115 @@ static void degrade_script(void)
 		dg_goto(DG_DONE);
 		break;
 	}
+}
+
+/* ------------------------------------------------------------ locating */
+
+static void lc_goto(int step)
+{
+	W.lc.step = step;
+	script_mark();
+}
+
+/* Both ends have located rail DG_RAIL's new failure: where they should? */
+static void lc_check(void)
+{
+	static const uint8_t want[3][XS_NODES] = {
+		{ R2CC_RAIL_REASON_LOCAL_PORT, R2CC_RAIL_REASON_PEER_PORT },
+		{ R2CC_RAIL_REASON_PEER_PORT, R2CC_RAIL_REASON_LOCAL_PORT },
+		{ R2CC_RAIL_REASON_PATH, R2CC_RAIL_REASON_PATH },
+	};
+	int n;
+
+	for (n = 0; n < XS_NODES; n++) {
+		const struct rail *r = &W.conn[n]->rails[DG_RAIL];
+
+		if (r->st.failures == W.lc.failures[n] ||
+		    r->st.reason == R2CC_RAIL_REASON_UNKNOWN)
+			return;
+	}
+	for (n = 0; n < XS_NODES; n++) {
+		uint8_t got = W.conn[n]->rails[DG_RAIL].st.reason;
+
+		if (got != want[W.lc.fault][n]) {
+			fail("fault %d: node %d located it as %u, not %u",
+			     W.lc.fault, n, got, want[W.lc.fault][n]);
+			return;
+		}
+	}
+	xs_stats.sb_reached |= 1u << (XS_LC_LOCAL + W.lc.fault);
+	trace("locate: fault %d located", W.lc.fault);
+	restore(DG_RAIL);
+	lc_goto(LC_BACK);
+}
+
+/* The locate script (world.h), after every step. */
+static void locate_script(void)
+{
+	uint64_t all = sb_rails(), me = 1ull << DG_RAIL;
+	uint64_t n = (uint64_t)W.cfg->lc_chunks;
+	int k;
+
+	if (W.lc.step == LC_DONE || W.conn[0]->state != CONN_READY)
+		return;
+	if (xs_now - W.sb.since > SB_GIVE_UP_NS) {
+		trace("locate: step %d of fault %d gave up", W.lc.step,
+		      W.lc.fault);
+		restore(DG_RAIL);
+		lc_goto(LC_DONE);
+		return;
+	}
+	switch (W.lc.step) {
+	case LC_SPREAD:
+		if (!sb_state(all, true) || !sb_each(all) ||
+		    sb_since(all) < 3 * n ||
+		    W.conn[1]->rails[DG_RAIL].state != RAIL_UP)
+			return;
+		for (k = 0; k < XS_NODES; k++)
+			W.lc.failures[k] = W.conn[k]->rails[DG_RAIL].st.failures;
+		/* A dead port drops every frame; only its node hears. */
+		cut(DG_RAIL, true);
+		if (W.lc.fault < XS_NODES)
+			event_add(xs_now + 1000000, W.lc.fault, DG_RAIL, false);
+		lc_goto(LC_WAIT);
+		break;
+	case LC_WAIT:
+		lc_check();
+		break;
+	case LC_BACK:
+		if (W.conn[1]->rails[DG_RAIL].state != RAIL_UP ||
+		    !sb_state(me, true) || sb_since(me) < n)
+			return;
+		lc_goto(++W.lc.fault < 3 ? LC_SPREAD : LC_DONE);
+		break;
+	}
+}
+
+/*
+ * Every run: a rail that failed says where, one that never did says
+ * nothing, and a port is blamed only if it went down.
+ */
+static void lc_check_stats(void)
+{
+	int n, k;
+
+	for (n = 0; n < XS_NODES && !W.failed; n++)
+		for (k = 0; k < W.conn[n]->nrails; k++) {
+			const struct r2cc_rail_stats *st =
+				&W.conn[n]->rails[k].st;
+			int port = st->reason == R2CC_RAIL_REASON_LOCAL_PORT ?
+				   n : st->reason == R2CC_RAIL_REASON_PEER_PORT ?
+				   1 - n : -1;
+
+			if (!st->failures != (st->reason ==
+					      R2CC_RAIL_REASON_NONE))
+				fail("node %d rail %d: %llu failures, reason %u",
+				     n, k, (unsigned long long)st->failures,
+				     st->reason);
+			else if (port >= 0 && !W.port_went_down[port][k])
+				fail("node %d rail %d: blamed on node %d's port, which never went down",
+				     n, k, port);
+		}
 }
 
 /* What the library reports of its standbys, at the end of a run. */
@@ -1398,6 +1520,8 @@ int xs_run(const struct xs_config *cfg)
 			standby_script();
 		if (!W.failed && cfg->dg_chunks)
 			degrade_script();
+		if (!W.failed && cfg->lc_chunks)
+			locate_script();
 		if (W.conn[0]->state == CONN_READY &&
 		    W.conn[1]->state == CONN_READY && finished())
 			break;
@@ -1430,6 +1554,8 @@ int xs_run(const struct xs_config *cfg)
 	}
 	if (!W.failed && !W.conn_lost && cfg->primary)
 		sb_check_stats();
+	if (!W.failed && W.conn[0] && W.conn[1])
+		lc_check_stats();
 	/*
 	 * The fake NIC delivers each write once unless told otherwise: so
 	 * must the sender, and a chunk dropped as a duplicate is one of the

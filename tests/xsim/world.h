@@ -59,7 +59,17 @@ struct xs_config {
 	bool nic_dup;			/* the NIC completes writes twice */
 	int dg_chunks;			/* the degrade script, see below */
 	int dg_node;			/* whose port degrades: 0 or 1 */
+	int lc_chunks;			/* the locate script, see below */
 };
+
+/*
+ * The locate script (cfg->lc_chunks set, no random faults): rail 1 fails
+ * three times, each once every rail carried lc_chunks chunks: node 0's
+ * port goes down, then node 1's, then the link drops everything with
+ * both ports up.  Each time both ends must locate the fault (local port
+ * and peer's port, the other way round, the path at both), and the rail
+ * must come back and carry before the next.
+ */
 
 /*
  * The degrade script (cfg->dg_chunks set, no random faults): once every
@@ -85,6 +95,9 @@ enum xs_sb_phase {
 	XS_DG_DRAINED,		/* degraded: drained, the others carried */
 	XS_DG_RECOVERED,	/* recovered: carries again */
 	XS_DG_CUT,		/* degraded again, drained, cut: no rollback */
+	XS_LC_LOCAL,		/* node 0's port down: located at both ends */
+	XS_LC_PEER,		/* node 1's port down: located */
+	XS_LC_PATH,		/* both ports up, the link dead: located */
 	XS_SB_PHASES
 };
 

@@ -66,6 +66,9 @@ static const char *const phase_names[XS_SB_PHASES] = {
 	[XS_DG_DRAINED] = "degraded rail drained",
 	[XS_DG_RECOVERED] = "recovered rail carries again",
 	[XS_DG_CUT] = "drained rail cut, nothing re-sent",
+	[XS_LC_LOCAL] = "sender's port down, located",
+	[XS_LC_PEER] = "receiver's port down, located",
+	[XS_LC_PATH] = "path dead, ports up, located",
 };
 
 /* 32 grouped receives fill every slot; a later group finishes first. */
@@ -250,6 +253,20 @@ static void shape_degrade_peer(struct xs_config *c)
 #define DG_PHASES \
 	(1u << XS_DG_DRAINED | 1u << XS_DG_RECOVERED | 1u << XS_DG_CUT)
 
+/*
+ * Three rails, no random fault: rail 1 fails at the sender's port, at the
+ * receiver's, and silently between them (the locate script, world.h).
+ */
+static void shape_locate(struct xs_config *c)
+{
+	shape_degrade(c, 0);
+	c->dg_chunks = 0;
+	c->lc_chunks = 32;
+}
+
+#define LC_PHASES \
+	(1u << XS_LC_LOCAL | 1u << XS_LC_PEER | 1u << XS_LC_PATH)
+
 static const struct xs_case cases[] = {
 	{ "slot-reuse", shape_slot_reuse, slot_busy, NULL, 0 },
 	{ "no-rail-left", shape_no_rail, enetdown, NULL, 0 },
@@ -266,6 +283,7 @@ static const struct xs_case cases[] = {
 	  1u << XS_SB_FAILBACK },
 	{ "degrade-local", shape_degrade_local, NULL, NULL, DG_PHASES },
 	{ "degrade-peer", shape_degrade_peer, NULL, NULL, DG_PHASES },
+	{ "locate", shape_locate, NULL, NULL, LC_PHASES },
 };
 
 #define NCASES	(int)(sizeof(cases) / sizeof(cases[0]))
