@@ -71,8 +71,8 @@ static const char *reason_name(uint8_t r)
 	static const char *const names[] = {
 		[R2CC_RAIL_REASON_NONE] = "none",
 		[R2CC_RAIL_REASON_UNKNOWN] = "unknown",
-		[R2CC_RAIL_REASON_LOCAL_PORT] = "local",
-		[R2CC_RAIL_REASON_PEER_PORT] = "peer",
+		[R2CC_RAIL_REASON_LOCAL_PORT] = "local-port",
+		[R2CC_RAIL_REASON_PEER_PORT] = "peer-port",
 		[R2CC_RAIL_REASON_PATH] = "path",
 	};
 

@@ -60,8 +60,9 @@ for ((t = 0; t < 50; t++)); do
 	[ "$(jq_ node0 'd["jobs"][0]["failovers"]')" -ge 1 ] 2>/dev/null && break
 	sleep 0.2
 done
-is "$(jq_ node0 '(d["jobs"][0]["failovers"] >= 1, d["jobs"][0]["connections"][0]["rails"][1]["state"])')" \
-	"(True, 'down')" "after the cut: a failover, rail 1 down"
+is "$(jq_ node0 '(d["jobs"][0]["failovers"] >= 1, d["jobs"][0]["connections"][0]["rails"][1]["state"], d["jobs"][0]["connections"][0]["rails"][1]["fault"])')" \
+	"(True, 'down', 'local-port')" \
+	"after the cut: a failover, rail 1 down, its fault at the local port"
 text=$(tb_exec node0 "$CTL" jobs)
 ok "$(grep -Eq "^$pid0 +xfer +1 +1/2 +[1-9]" <<<"$text" && echo 1)" \
 	"the text view: 1 connection, 1/2 rails up, failovers"

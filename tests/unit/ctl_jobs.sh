@@ -56,7 +56,7 @@ peer = kw.get('peer', '198.19.1.2:4000').encode()
 conn = CONN.pack(1, 1, 0, 0, 2, peer, 10, 1048576, 65536, 0, 1, 1,
                  2500000, 2500000)
 rails = RAIL.pack(0, 1, 0, 0, 0, 1000000, 0, 0, 0, 0) + \
-        RAIL.pack(1, 2, 0, 1, 0, 48576, 1, 1, 0, 1)
+        RAIL.pack(1, 2, 0, 1, g('reason', 2), 48576, 1, 1, 0, 1)
 body = h + nics + conn + rails + bytes(csize - CONN.size - 2 * RAIL.size)
 body += bytes(size - len(body))
 if 'truncate' in kw:
@@ -78,6 +78,7 @@ mkjob connsize.job "$live" conn_size=100
 mkjob headsize.job "$live" header_size=4000000000
 mkjob odd.job "$live" seq=5
 mkjob reused.job "$live" start=1
+mkjob badreason.job "$live" reason=200 comm=badreason
 mkjob noterm.job "$live" unterminated=1 "peer=$(printf 'p%.0s' $(seq 64))"
 ln -s /etc/passwd "$dir/link.job"
 mkdir "$dir/dir.job"
@@ -88,13 +89,16 @@ out=$("$CTL" jobs --dir "$dir" 2>&1)
 rc=$?
 is "$rc" 0 "jobs: exit 0"
 diag "$out"
-is "$(grep -c '^[0-9]' <<<"$out")" 2 "two live jobs: the good file and the unterminated one"
+is "$(grep -c '^[0-9]' <<<"$out")" 3 \
+	"three live jobs: the good file, the unterminated one, a bad reason"
+ok "$(grep -A3 ' badreason ' <<<"$out" | grep -q 'fault invalid$' && echo 1)" \
+	"a reason out of range is shown as invalid"
 ok "$(grep -Eq "^$live +trainer +1 +1/2 +3 +3 +2.5/3.0 +ms +65536 B +0 B" <<<"$out" && echo 1)" \
 	"the good job: 1 connection, 1/2 rails up, 3 failovers (1 open + 2 closed), repair last/max"
 ok "$(grep -q '  conn 0 to 198.19.1.2:4000 ready: 10 msgs, 1048576 bytes, 1 failovers' <<<"$out" && echo 1)" \
 	"its connection"
-ok "$(grep -Eq '    rail 1 rxe1 +down +bytes 48576 failures 1 rollbacks 1 failbacks 0 degraded local' <<<"$out" && echo 1)" \
-	"its rail 1: down, degraded here"
+ok "$(grep -Eq '    rail 1 rxe1 +down +bytes 48576 failures 1 rollbacks 1 failbacks 0 degraded local fault local-port' <<<"$out" && echo 1)" \
+	"its rail 1: down, degraded here, its fault at the local port"
 ok "$(grep -q '(2 stats files of exited processes removed)' <<<"$out" && echo 1)" \
 	"the dead process's files removed (a gone PID, a reused PID)"
 for f in gone reused; do
@@ -119,6 +123,7 @@ assert j["failovers"] == 3 and j["repair_ms_max"] == 3.0
 assert j["nics"][1] == {"name": "rxe1", "port": 1, "active": True, "degraded": True}
 assert c["peer"] == "198.19.1.2:4000" and c["state"] == "ready"
 assert c["rails"][1]["degraded"] == "local" and c["rails"][1]["drains"] == 1
+assert c["rails"][1]["fault"] == "local-port" and c["rails"][0]["fault"] == "-"
 assert d["removed_stale"] == 0
 print(1)' <<<"$json")" "--json: one document with the same figures"
 

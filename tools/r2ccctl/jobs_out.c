@@ -40,6 +40,20 @@ static const char *degraded_name(unsigned int d)
 	       d == R2CC_RAIL_DEGRADED_HOLD ? "hold" : "-";
 }
 
+/* Where the rail's last failure was located (enum r2cc_rail_reason). */
+static const char *fault_name(unsigned int r)
+{
+	static const char *const names[] = {
+		[R2CC_RAIL_REASON_NONE] = "-",
+		[R2CC_RAIL_REASON_UNKNOWN] = "unknown",
+		[R2CC_RAIL_REASON_LOCAL_PORT] = "local-port",
+		[R2CC_RAIL_REASON_PEER_PORT] = "peer-port",
+		[R2CC_RAIL_REASON_PATH] = "path",
+	};
+
+	return r < sizeof(names) / sizeof(names[0]) ? names[r] : "invalid";
+}
+
 static double age_s(uint64_t realtime_ns)
 {
 	struct timespec ts;
@@ -89,7 +103,7 @@ static void text(FILE *f, const struct ctl_job *jobs, int n, int removed)
 			for (uint32_t r = 0; r < c->nrails; r++) {
 				const struct r2cc_job_rail *x = &c->rails[r];
 
-				fprintf(f, "    rail %u %-10s %-10s%s bytes %llu failures %llu rollbacks %llu failbacks %llu degraded %s\n",
+				fprintf(f, "    rail %u %-10s %-10s%s bytes %llu failures %llu rollbacks %llu failbacks %llu degraded %s fault %s\n",
 					r, nic_name(j, x->nic),
 					rail_state(x->state),
 					x->standby ? " standby" : "",
@@ -97,7 +111,8 @@ static void text(FILE *f, const struct ctl_job *jobs, int n, int removed)
 					(unsigned long long)x->failures,
 					(unsigned long long)x->rollbacks,
 					(unsigned long long)x->failbacks,
-					degraded_name(x->degraded));
+					degraded_name(x->degraded),
+					fault_name(x->reason));
 			}
 		}
 	}
@@ -134,10 +149,10 @@ static void json_conn(FILE *f, const struct ctl_job *j,
 		fprintf(f, "%s{\"nic\":", r ? "," : "");
 		ctl_json_str(f, nic_name(j, x->nic));
 		fprintf(f, ",\"state\":\"%s\",\"standby\":%s,\"degraded\":\"%s\","
-			"\"bytes\":%llu,\"failures\":%llu,\"rollbacks\":%llu,"
+			"\"fault\":\"%s\",\"bytes\":%llu,\"failures\":%llu,\"rollbacks\":%llu,"
 			"\"failbacks\":%llu,\"drains\":%llu}",
 			rail_state(x->state), x->standby ? "true" : "false",
-			degraded_name(x->degraded),
+			degraded_name(x->degraded), fault_name(x->reason),
 			(unsigned long long)x->bytes,
 			(unsigned long long)x->failures,
 			(unsigned long long)x->rollbacks,
