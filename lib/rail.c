@@ -312,7 +312,7 @@ static void on_report(struct r2cc_conn *c, struct rail *r, bool up)
 {
 	if (!up)
 		rail_blame(c, r, R2CC_RAIL_REASON_PEER_PORT);
-	else if (!r->locating || r->state == RAIL_UP)
+	else if (!r->locating)	/* cleared when the rail comes back */
 		return;
 	else if (!port_active(c, r))	/* ours went down meanwhile */
 		locate(c, r, R2CC_RAIL_REASON_LOCAL_PORT, false);
