@@ -136,6 +136,28 @@ enum coll_algo {
 	COLL_ALGO_RING = 0,
 	COLL_ALGO_RD,
 	COLL_ALGO_WRING,	/* the ring with chunks weighted by the view */
+	COLL_ALGO_DIRECT,	/* optimal: shares reduced by every rank (coll_direct.c) */
+};
+
+/*
+ * How the optimal allreduce (coll_direct.c) reaches the mesh's
+ * connections to and from rank @peer: the transport's calls, or a
+ * simulated network (tests/unit/coll_direct.c).
+ */
+struct coll_io {
+	int (*send)(struct r2cc_comm *c, int peer, void *buf, size_t len,
+		    struct r2cc_req **req);
+	int (*recv)(struct r2cc_comm *c, int peer, void *buf, size_t cap,
+		    struct r2cc_req **req);
+	int (*test)(struct r2cc_req *req, int *done, size_t *got);
+};
+
+extern const struct coll_io coll_io_mesh;
+
+/* One peer's messages each way in an optimal allreduce, in order. */
+struct coll_dlink {
+	size_t n;				/* messages, the same each way */
+	size_t out_post, out_done, in_post, in_done;
 };
 
 /* What each slice message starts with; checked against the receiver's call. */
@@ -239,6 +261,24 @@ struct r2cc_comm {
 	} picks[COLL_PICKS];
 	unsigned int npicks, pick_next;
 	uint32_t pick_seq;
+	/*
+	 * The optimal allreduce (R2CC_ALGO=optimal, on the mesh): its shares
+	 * of the view, and per peer dwin slots each way (peer p's at
+	 * dslots + 2 p dwin, in then out), registered as dmr; dacc is where
+	 * a share's slice is reduced.
+	 */
+	bool optimal;
+	const struct coll_io *io;
+	uint32_t dw_seq;
+	bool dw_valid;
+	uint32_t *dw;			/* n shares of COLL_WEIGHT_ONE */
+	uint32_t dwin;
+	char *dstage;
+	size_t dstage_len;
+	struct r2cc_mr *dmr;
+	struct coll_slot *dslots;
+	char *dacc;
+	uint64_t done_direct;		/* collectives by the optimal allreduce */
 };
 
 /* The requests of a point-to-point operation (one, or an all-to-all's). */
@@ -285,6 +325,9 @@ struct r2cc_coll {
 	int rd_at;			/* the step in progress */
 	bool rd_posted;
 	size_t rd_got;			/* bytes its receive brought */
+	struct coll_dlink *dl;		/* COLL_ALGO_DIRECT: per peer */
+	size_t *doff;			/* its shares' offsets, n + 1 */
+	size_t dcap, dred;		/* elements per slice; slices reduced */
 	uint32_t *gather;		/* view values seen so far, by rank */
 	uint8_t *have;
 	bool finished;
@@ -292,6 +335,9 @@ struct r2cc_coll {
 };
 
 void coll_run(struct r2cc_comm *comm);
+/* Log, at INFO, the view's weights @w as @what uses them. */
+void coll_log_weights(const struct r2cc_comm *c, const char *what,
+		      const uint32_t *w);
 /*
  * A received header against this rank's call: what does not match, or
  * NULL; and the error that reports it (from @peer), -EPROTO.
@@ -302,6 +348,15 @@ int coll_hdr_mismatch(const struct r2cc_coll *q, const struct coll_hdr *h,
 		      int peer, const char *why);
 void coll_hdr_fill(const struct r2cc_coll *q, struct coll_hdr *h, int chunk,
 		   size_t j, int vrank);
+/*
+ * The optimal allreduce: its slots (at r2cc_comm_init, registered when
+ * the communicator has a context), its geometry from the agreed view
+ * when it starts, and a run as far as it goes (1 finished, 0, -errno).
+ */
+int coll_direct_stage(struct r2cc_comm *c);
+void coll_direct_unstage(struct r2cc_comm *c);
+int coll_direct_start(struct r2cc_coll *q);
+int coll_direct_step(struct r2cc_coll *q);
 /* Recursive doubling: run @q as far as it goes; 1 finished, 0, -errno. */
 int coll_rd_step(struct r2cc_coll *q);
 /*

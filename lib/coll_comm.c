@@ -178,7 +178,10 @@ static const char *const algo_names[] = {
 	[R2CC_COLL_ALGO_AUTO] = "auto",
 	[R2CC_COLL_ALGO_RING] = "ring",
 	[R2CC_COLL_ALGO_WEIGHTED] = "weighted",
+	[R2CC_COLL_ALGO_OPTIMAL] = "optimal",
 };
+
+#define NALGOS	(int)(sizeof(algo_names) / sizeof(algo_names[0]))
 
 /* What every rank must choose alike, as r2cc_comm_init() gathers it. */
 struct comm_choice {
@@ -217,24 +220,31 @@ static int choice_differs(const struct comm_choice *a,
  * choice (coll_sched.c) depends on it.
  */
 static int comm_algo(struct r2cc_comm *c, struct r2cc_boot *boot,
-		     uint32_t opt)
+		     uint32_t opt, bool mesh)
 {
 	const char *env = getenv("R2CC_ALGO");
 	struct comm_choice mine = { opt, c->slice, c->depth, c->sets }, *all;
 	int i, ret;
 
-	if (opt >= sizeof(algo_names) / sizeof(algo_names[0]))
+	if (opt >= NALGOS)
 		return -EINVAL;
-	for (i = 0; !opt && env && *env && i < 3; i++)
+	for (i = 0; !opt && env && *env && i < NALGOS; i++)
 		if (!strcmp(env, algo_names[i]))
 			break;
-	if (!opt && env && *env && i == 3) {
+	if (!opt && env && *env && i == NALGOS) {
 		r2cc_log(c->ctx, R2CC_LOG_ERROR,
-			 "R2CC_ALGO=%s: want auto, ring or weighted", env);
+			 "R2CC_ALGO=%s: want auto, ring, weighted or optimal",
+			 env);
 		return -EINVAL;
 	}
 	if (!opt && env && *env)
 		mine.algo = (uint32_t)i;
+	if (mine.algo == R2CC_COLL_ALGO_OPTIMAL && !mesh && c->n > 1) {
+		r2cc_log(c->ctx, R2CC_LOG_ERROR,
+			 "communicator rank %d: the optimal allreduce needs the mesh (R2CC_COMM_MESH)",
+			 c->rank);
+		return -EINVAL;
+	}
 	all = calloc((size_t)c->n, sizeof(*all));
 	if (!all)
 		return -ENOMEM;
@@ -248,7 +258,7 @@ static int comm_algo(struct r2cc_comm *c, struct r2cc_boot *boot,
 			r2cc_log(c->ctx, R2CC_LOG_ERROR,
 				 "communicator rank %d: algorithm %s, rank %d's %s: every rank must choose the same (R2CC_ALGO)",
 				 c->rank, algo_names[x], i,
-				 y < 3 ? algo_names[y] : "?");
+				 y < (uint32_t)NALGOS ? algo_names[y] : "?");
 		else if (k > 0)
 			r2cc_log(c->ctx, R2CC_LOG_ERROR,
 				 "communicator rank %d: %s %u, rank %d's %u: every rank must choose the same",
@@ -263,6 +273,7 @@ static int comm_algo(struct r2cc_comm *c, struct r2cc_boot *boot,
 	 */
 	c->weighted = mine.algo == R2CC_COLL_ALGO_WEIGHTED;
 	c->w_auto = mine.algo == R2CC_COLL_ALGO_AUTO;
+	c->optimal = mine.algo == R2CC_COLL_ALGO_OPTIMAL && c->n > 1;
 	c->w = calloc((size_t)c->n, sizeof(*c->w));
 	return ret ? ret : c->w ? 0 : -ENOMEM;
 }
@@ -310,9 +321,11 @@ R2CC_EXPORT int r2cc_comm_init(struct r2cc_ctx *ctx, struct r2cc_boot *boot,
 	if (!ret)
 		ret = coll_view_init(c);
 	if (!ret)
-		ret = comm_algo(c, boot, o.algo);
+		ret = comm_algo(c, boot, o.algo, o.flags & R2CC_COMM_MESH);
 	if (!ret && c->n > 1)
 		ret = comm_stage(c);
+	if (!ret && c->optimal)
+		ret = coll_direct_stage(c);
 	if (!ret && c->n > 1 && (o.flags & R2CC_COMM_MESH))
 		ret = comm_mesh(c, boot, o.primary,
 				o.timeout_ms ? o.timeout_ms : 60000);
@@ -358,6 +371,7 @@ R2CC_EXPORT int r2cc_comm_stats(struct r2cc_comm *c, struct r2cc_comm_stats *st)
 	o.colls_rd = c->done_rd;
 	o.rd_max = c->rd_max;
 	o.colls_weighted = c->done_w;
+	o.colls_optimal = c->done_direct;
 	if (c->next) {
 		ret = r2cc_conn_stats(c->next, &cs[0], NULL, 0);
 		if (ret < 0)
@@ -393,6 +407,7 @@ static void comm_free(struct r2cc_comm *c)
 		coll_free(c->all);
 	if (c->mr)
 		r2cc_mr_dereg(c->mr);
+	coll_direct_unstage(c);
 	free(c->local);
 	free(c->stage);
 	free(c->nic_mbps);

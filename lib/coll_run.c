@@ -392,12 +392,26 @@ static int coll_step(struct r2cc_coll *q)
  * 1 when they differ (use them), 0 when the ring's equal chunks are as
  * good, -ENOMEM.
  */
-static int coll_weights(struct r2cc_comm *c)
+void coll_log_weights(const struct r2cc_comm *c, const char *what,
+		      const uint32_t *w)
 {
 	char buf[256];
 	size_t at = 0;
-	double *tmp;
 	int k;
+
+	if (!c->ctx)
+		return;
+	for (k = 0; k < c->n && at < sizeof(buf) - 16; k++)
+		at += (size_t)snprintf(buf + at, sizeof(buf) - at, "%s%.3f",
+				       k ? " " : "",
+				       (double)w[k] / COLL_WEIGHT_ONE);
+	r2cc_log(c->ctx, R2CC_LOG_INFO, "view of collective #%u: %s %s%s",
+		 c->view_seq, what, buf, k < c->n ? " ..." : "");
+}
+
+static int coll_weights(struct r2cc_comm *c)
+{
+	double *tmp;
 
 	if ((!c->weighted && !c->w_auto) || !c->view_valid)
 		return 0;
@@ -411,13 +425,7 @@ static int coll_weights(struct r2cc_comm *c)
 	c->w_seq = c->view_seq;
 	c->w_valid = true;
 	/* once per view: say what the ranks run from now on */
-	for (k = 0; k < c->n && at < sizeof(buf) - 16; k++)
-		at += (size_t)snprintf(buf + at, sizeof(buf) - at, "%s%.3f",
-				       k ? " " : "",
-				       (double)c->w[k] / COLL_WEIGHT_ONE);
-	r2cc_log(c->ctx, R2CC_LOG_INFO,
-		 "view of collective #%u: the weighted ring's chunks %s%s",
-		 c->view_seq, buf, k < c->n ? " ..." : "");
+	coll_log_weights(c, "the weighted ring's chunks", c->w);
 	return c->w_uneven;
 }
 
@@ -475,6 +483,8 @@ static int coll_start(struct r2cc_coll *q)
 	q->started = true;
 	if (q->algo == COLL_ALGO_RD)
 		return 0;
+	if (c->optimal && q->kind == COLL_ALLREDUCE)
+		return coll_direct_start(q);
 	ret = q->kind == COLL_ALLREDUCE ? coll_pick(q) : 0;
 	if (ret < 0)
 		return ret;
@@ -515,6 +525,8 @@ void coll_run(struct r2cc_comm *c)
 			ret = c->err ? c->err : ret;
 		else if (q->algo == COLL_ALGO_RD)
 			ret = coll_rd_step(q);
+		else if (q->algo == COLL_ALGO_DIRECT)
+			ret = coll_direct_step(q);
 		else
 			ret = coll_step(q);
 		if (!ret)
@@ -532,6 +544,7 @@ void coll_run(struct r2cc_comm *c)
 		c->done += !q->err;
 		c->done_rd += !q->err && q->algo == COLL_ALGO_RD;
 		c->done_w += !q->err && q->algo == COLL_ALGO_WRING;
+		c->done_direct += !q->err && q->algo == COLL_ALGO_DIRECT;
 		c->head = q->next;
 		if (!c->head)
 			c->tail = NULL;
@@ -582,6 +595,8 @@ void coll_free(struct r2cc_coll *q)
 	free(q->have);
 	free(q->rd);
 	free(q->coff);
+	free(q->dl);
+	free(q->doff);
 	free(q);
 }
 

@@ -137,12 +137,15 @@ double coll_ring_weights(int n, const double *bw, double *c, double *m)
 	return coll_ring_time(n, bw, c);
 }
 
-bool coll_ring_wquant(int n, const uint32_t *mbps, uint32_t *w, double *tmp)
+/*
+ * A view as bandwidths relative to the fastest rank (@bw); false, with
+ * equal weights in @w, when every rank has the same.
+ */
+static bool view_bw(int n, const uint32_t *mbps, uint32_t *w, double *bw)
 {
-	double *bw = tmp, *c = tmp + n, *m = tmp + 2 * n, top = 0.0;
-	uint32_t given = 0;
 	bool uneven = false;
-	int k, big = 0;
+	double top = 0.0;
+	int k;
 
 	for (k = 0; k < n; k++) {
 		top = dmax(top, mbps[k]);
@@ -160,7 +163,15 @@ bool coll_ring_wquant(int n, const uint32_t *mbps, uint32_t *w, double *tmp)
 	 */
 	for (k = 0; k < n; k++)
 		bw[k] = dmax(mbps[k], top / 64.0) / top;
-	coll_ring_weights(n, bw, c, m);
+	return true;
+}
+
+/* Fractions @c as integer weights summing to COLL_WEIGHT_ONE. */
+static void to_weights(int n, const double *c, uint32_t *w)
+{
+	uint32_t given = 0;
+	int k, big = 0;
+
 	for (k = 0; k < n; k++) {
 		w[k] = (uint32_t)(c[k] * COLL_WEIGHT_ONE);
 		given += w[k];
@@ -170,6 +181,14 @@ bool coll_ring_wquant(int n, const uint32_t *mbps, uint32_t *w, double *tmp)
 		if (w[k] > w[big])
 			big = k;
 	w[big] += COLL_WEIGHT_ONE - given;
+}
+
+bool coll_ring_wquant(int n, const uint32_t *mbps, uint32_t *w, double *tmp)
+{
+	if (!view_bw(n, mbps, w, tmp))
+		return false;
+	coll_ring_weights(n, tmp, tmp + n, tmp + 2 * n);
+	to_weights(n, tmp + n, w);
 	return true;
 }
 
@@ -184,4 +203,72 @@ void coll_chunk_w(size_t count, const uint32_t *w, int c, size_t *off,
 	b = a + w[c];
 	*off = (size_t)(a * count / COLL_WEIGHT_ONE);
 	*len = (size_t)(b * count / COLL_WEIGHT_ONE) - *off;
+}
+
+/*
+ * The optimal allreduce (coll_direct.c): a reduce-scatter and an
+ * allgather over the mesh, each rank r reducing its own piece, a fraction
+ * p_r of the data, and sending the result to every other.  Rank r sends
+ * its data of every other piece once (1 - p_r) and its result to n - 1
+ * ranks ((n - 1) p_r), and receives as much, so it is busy for
+ *
+ *	(1 + (n - 2) p_r) / b_r.
+ *
+ * The largest of these is least when every rank with a share finishes at
+ * the same t: p_r = (t b_r - 1) / (n - 2), summing to 1, so t is
+ * (n - 2 + k) / (the k sharing ranks' bandwidth); a rank too slow for
+ * any share (t b_r < 1) gets none and takes 1 / b_r, which is its own
+ * data leaving it once, as it must.  With one rank at beta of the
+ * others' B that is max(D / (beta B), 2 (n - 1) D / ((n - 1 + beta) B)),
+ * the R2CCL paper's T_LB, for every beta; on two ranks every split moves
+ * the same bytes, and the shares are equal.
+ */
+double coll_direct_time(int n, const double *bw, const double *p)
+{
+	double t = 0.0;
+	int k;
+
+	for (k = 0; k < n; k++)
+		t = dmax(t, (1.0 + (n - 2) * p[k]) / bw[k]);
+	return t;
+}
+
+double coll_direct_weights(int n, const double *bw, double *p)
+{
+	double t = 0.0, sum;
+	int k, left = n, moved = 1;
+
+	for (k = 0; k < n; k++)
+		p[k] = 1.0 / n;
+	if (n < 3)
+		return coll_direct_time(n, bw, p);
+	/*
+	 * A rank that would get a negative share is out (p[k] < 0), for
+	 * good: t only falls as ranks leave, so it stays too slow.
+	 */
+	while (moved) {
+		moved = 0;
+		for (k = 0, sum = 0.0; k < n; k++)
+			if (p[k] >= 0.0)
+				sum += bw[k];
+		t = (n - 2 + left) / sum;
+		for (k = 0; k < n; k++)
+			if (p[k] >= 0.0 && t * bw[k] < 1.0) {
+				p[k] = -1.0;
+				left--;
+				moved = 1;
+			}
+	}
+	for (k = 0; k < n; k++)
+		p[k] = p[k] < 0.0 ? 0.0 : (t * bw[k] - 1.0) / (n - 2);
+	return coll_direct_time(n, bw, p);
+}
+
+bool coll_direct_wquant(int n, const uint32_t *mbps, uint32_t *w, double *tmp)
+{
+	if (!view_bw(n, mbps, w, tmp))
+		return false;
+	coll_direct_weights(n, tmp, tmp + n);
+	to_weights(n, tmp + n, w);
+	return true;
 }

@@ -37,6 +37,19 @@ void coll_chunk_w(size_t count, const uint32_t *w, int c, size_t *off,
 		  size_t *len);
 
 /*
+ * The optimal allreduce (coll_direct.c, R2CC_ALGO=optimal): every rank
+ * reduces a share of the data and sends it to all; rank r of bandwidth
+ * @bw[r] with share @p[r] takes (1 + (n - 2) p[r]) / bw[r].  The model's
+ * time for shares @p, the shares (summing to 1) that minimise it, and
+ * the same from a view as integer weights summing to COLL_WEIGHT_ONE
+ * (@tmp: room for 2 n doubles; false, with equal weights, when every
+ * rank has the same bandwidth).
+ */
+double coll_direct_time(int n, const double *bw, const double *p);
+double coll_direct_weights(int n, const double *bw, double *p);
+bool coll_direct_wquant(int n, const uint32_t *mbps, uint32_t *w, double *tmp);
+
+/*
  * Slices per chunk when the largest chunk holds @most elements and a
  * slice at most @cap: what the engine cuts (coll_run.c) and the schedule
  * model assumes (coll_sched.c).  At least one, for an empty chunk too.

@@ -29,7 +29,11 @@
 #      _DEPTH and _SETS settings, --candidate), healthy and with node1's
 #      NIC 1 down, ring and weighted: what changing the defaults and
 #      making auto the weighted ring would gain or cost.
-#   --sections "3 5" runs only those of sections 3-5 (1 and 2 always run:
+#   7. the optimal allreduce (R2CC_ALGO=optimal, on the mesh) against the
+#      ring and the weighted ring on the same mesh communicator, healthy,
+#      with node1's NIC 1 down, and with nodes 1 and 2 each down to one
+#      NIC, against T_LB (the model's time for the optimal shares).
+#   --sections "3 5" runs only those of sections 3-7 (1 and 2 always run:
 #   B and the healthy time are the references).
 # Times are medians of rank 0's per-allreduce times, the first allreduce
 # of each run left out (it runs before the ranks agree on the new view).
@@ -38,7 +42,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 tb=$here/tools/testbed/r2cc-testbed
 build=${BUILD:-$here/build}
 coll=$build/tests/libr2cc/coll
-nodes=4 nics=2 rate=8 size=4194304 iters=4 sections="3 4 5"
+nodes=4 nics=2 rate=8 size=4194304 iters=4 sections="3 4 5 7"
 candidate="R2CC_COLL_SLICE=65536 R2CC_COLL_DEPTH=16 R2CC_COLL_SETS=4"
 # A shaped rail is a deep queue at 30 Mbit/s: 8 chunks of 64 KiB in it
 # wait 140 ms, and the ACKs of the ring's other direction queue behind
@@ -175,5 +179,30 @@ echo "beta $beta ring:     defaults ${r0:-?} s, candidate ${r1:-?} s; candidate 
 echo "beta $beta weighted: defaults ${w0:-?} s, candidate ${w1:-?} s; candidate / defaults $(ratio "$w1" "$w0")"
 echo "beta $beta auto:     defaults ${a0:-?} s, candidate ${a1:-?} s"
 echo "candidate weighted / defaults ring $(ratio "$w1" "$r0"); candidate weighted / candidate ring $(ratio "$w1" "$r1"); T_LB $(lb "$beta") s"
+fi
+if section 7; then
+echo "== 7. the optimal allreduce on the mesh, against the ring and the weighted ring"
+mesh="COLL_MESH=1 R2CC_COLL_RD_MAX=0"
+# shellcheck disable=SC2086
+{
+oh=$(allreduces $mesh R2CC_ALGO=optimal)
+rh=$(allreduces $mesh R2CC_ALGO=ring)
+"$tb" link node1 1 down
+sleep 2
+o1=$(allreduces $mesh R2CC_ALGO=optimal)
+r1=$(allreduces $mesh R2CC_ALGO=ring)
+w1=$(allreduces $mesh R2CC_ALGO=weighted)
+"$tb" link node2 1 down
+sleep 2
+o2=$(allreduces $mesh R2CC_ALGO=optimal)
+r2=$(allreduces $mesh R2CC_ALGO=ring)
+w2=$(allreduces $mesh R2CC_ALGO=weighted)
+"$tb" link node1 1 up
+"$tb" link node2 1 up
+}
+d=$(echo "scale=4; $size * 8 / ($B * 1000000)" | bc)
+echo "healthy: optimal ${oh:-?} s, ring ${rh:-?} s; optimal / ring $(ratio "$oh" "$rh"); bound 2(n-1)/n D/B = $(echo "scale=4; 2 * ($nodes - 1) / $nodes * $d" | bc) s"
+echo "beta $beta: optimal ${o1:-?} s, ring ${r1:-?} s, weighted ${w1:-?} s; optimal / ring $(ratio "$o1" "$r1"); optimal / T_LB $(ratio "$o1" "$(lb "$beta")"); T_LB $(lb "$beta") s"
+echo "two at beta $beta: optimal ${o2:-?} s, ring ${r2:-?} s, weighted ${w2:-?} s; optimal / ring $(ratio "$o2" "$r2")"
 fi
 rm -rf "$out"

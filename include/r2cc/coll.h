@@ -81,9 +81,9 @@ struct r2cc_comm_opts {
 	uint32_t timeout_ms;
 	uint32_t flags;		/* R2CC_COMM_*; others must be 0 */
 	/*
-	 * enum r2cc_coll_algo; 0: $R2CC_ALGO (auto, ring or weighted),
-	 * else auto.  Every rank must choose the same: r2cc_comm_init()
-	 * fails with -EINVAL otherwise.
+	 * enum r2cc_coll_algo; 0: $R2CC_ALGO (auto, ring, weighted or
+	 * optimal), else auto.  Every rank must choose the same:
+	 * r2cc_comm_init() fails with -EINVAL otherwise.
 	 */
 	uint32_t algo;
 };
@@ -100,11 +100,19 @@ struct r2cc_comm_opts {
  * rank (Documentation/coll.rst).  At the default slicing it stays RING
  * for one rank at half bandwidth; 64 KiB x 16 with 4 slot sets
  * (R2CC_COLL_SETS) makes it WEIGHTED.
+ *
+ * OPTIMAL needs R2CC_COMM_MESH: every rank reduces a share of the data
+ * sized to the view and sends the result to every other, over the mesh,
+ * which reaches the lower bound max(D / (beta B), 2 (n - 1) D /
+ * ((n - 1 + beta) B)) for one rank at beta of the others' bandwidth, for
+ * every beta (equal shares, in two message latencies, while all ranks
+ * have the same); it stages (2 n depth) slices per rank.
  */
 enum r2cc_coll_algo {
 	R2CC_COLL_ALGO_AUTO = 0,
 	R2CC_COLL_ALGO_RING,
 	R2CC_COLL_ALGO_WEIGHTED,
+	R2CC_COLL_ALGO_OPTIMAL,
 };
 
 /*
@@ -143,6 +151,7 @@ struct r2cc_comm_stats {
 	uint64_t colls_rd;	/* of colls, by recursive doubling or a tree */
 	uint64_t rd_max;	/* the largest such, bytes (0: none) */
 	uint64_t colls_weighted;	/* of colls, by the weighted ring */
+	uint64_t colls_optimal;	/* of colls, by the optimal allreduce */
 };
 
 /*

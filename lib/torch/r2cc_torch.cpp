@@ -638,6 +638,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
 			d["colls_rd"] = s.colls_rd;
 			d["rd_max"] = s.rd_max;
 			d["colls_weighted"] = s.colls_weighted;
+			d["colls_optimal"] = s.colls_optimal;
 			return d;
 		});
 

@@ -69,6 +69,14 @@ coll_field() {
 	sed -n "s/^coll-result: .*\b$2=\([^ ]*\).*/\1/p" "$CO_DIR/$1.log"
 }
 
+# coll_node_nics NODE down|up: all of NODE's NICs but the last.
+coll_node_nics() {
+	local k
+	for ((k = 0; k < TB_NICS - 1; k++)); do
+		tb link "$1" "$k" "$2"
+	done
+}
+
 coll_cleanup() {
 	rm -rf "$CO_DIR"
 }

@@ -525,10 +525,11 @@ static int loop(long iters, size_t bytes)
 		fflush(stdout);
 	}
 	r2cc_comm_stats(comm, &st);
-	printf("coll-result: iters=%ld bad=%zu error=%d colls=%llu rd=%llu rd_max=%llu weighted=%llu failovers=%llu resent=%llu tcp=%llu seconds=%.2f\n",
+	printf("coll-result: iters=%ld bad=%zu error=%d colls=%llu rd=%llu rd_max=%llu weighted=%llu optimal=%llu failovers=%llu resent=%llu tcp=%llu seconds=%.2f\n",
 	       it, bad, ret, (unsigned long long)st.colls,
 	       (unsigned long long)st.colls_rd, (unsigned long long)st.rd_max,
 	       (unsigned long long)st.colls_weighted,
+	       (unsigned long long)st.colls_optimal,
 	       (unsigned long long)st.failovers,
 	       (unsigned long long)st.resent_bytes,
 	       (unsigned long long)st.tcp_bytes, now_s() - t0);
@@ -540,7 +541,7 @@ int main(int argc, char **argv)
 {
 	struct r2cc_comm_stats st = { .size = sizeof(st) };
 	struct r2cc_comm_opts mo = { .size = sizeof(mo) };
-	const char *rd = getenv("R2CC_COLL_RD_MAX");
+	const char *rd = getenv("R2CC_COLL_RD_MAX"), *algo;
 	struct r2cc_ctx *ctx;
 	long iters = 0;
 	size_t size = 1 << 20;
@@ -575,7 +576,8 @@ int main(int argc, char **argv)
 	concurrent();
 	view(ctx);
 	ret = r2cc_comm_stats(comm, &st);
-	check(!ret && st.colls > 500 && st.bytes_sent > ((size_t)1 << 20) / nranks,
+	check(!ret && st.colls > (getenv("COLL_KINDS") ? 100u : 500u) &&
+	      st.bytes_sent > ((size_t)1 << 20) / nranks,
 	      "stats: %llu collectives, %llu bytes sent, %llu received",
 	      (unsigned long long)st.colls, (unsigned long long)st.bytes_sent,
 	      (unsigned long long)st.bytes_received);
@@ -591,6 +593,16 @@ int main(int argc, char **argv)
 		      (unsigned long long)st.colls_rd, (unsigned long long)st.colls,
 		      (unsigned long long)st.rd_max,
 		      rd ? ", as R2CC_COLL_RD_MAX says" : ", the cost model's choice");
+	algo = getenv("R2CC_ALGO");
+	if (nranks > 1 && algo && !strcmp(algo, "optimal"))
+		check(!ret && st.colls_optimal > 100 && st.colls_optimal <= st.colls,
+		      "R2CC_ALGO=optimal: %llu of the %llu collectives were allreduces by the optimal schedule",
+		      (unsigned long long)st.colls_optimal,
+		      (unsigned long long)st.colls);
+	else
+		check(!ret && !st.colls_optimal,
+		      "no R2CC_ALGO=optimal: no allreduce by the optimal schedule (%llu)",
+		      (unsigned long long)st.colls_optimal);
 	if (nranks > 1)
 		mismatch();
 	r2cc_comm_destroy(comm);

@@ -17,21 +17,14 @@ tb_require 4
 [ "$TB_NICS" -ge 2 ] || skip_all "needs 2 NICs"
 plan_later
 
-# node1_nics down|up: all of node1's NICs but the last
-node1_nics() {
-	local k
-	for ((k = 0; k < TB_NICS - 1; k++)); do
-		tb link node1 "$k" "$1"
-	done
-}
 
 iters=${COLL_ITERS:-100}
 coll_start 4 "R2CC_ALGO=weighted R2CC_COLL_SETS=4" -l "$iters" -s 65536
 run_ok "all four ranks reducing" coll_streaming
 sleep 1
-node1_nics down
+coll_node_nics node1 down
 sleep 4
-node1_nics up
+coll_node_nics node1 up
 coll_wait
 coll_report
 for i in 0 1 2 3; do
@@ -65,14 +58,14 @@ auto_run() {
 	coll_start 4 "$1" -l "$2" -s 262144
 	run_ok "all four ranks reducing ($1)" coll_streaming
 	sleep 1
-	node1_nics down
+	coll_node_nics node1 down
 	sleep 6
 	for ((t = 0; t < 60 && $# > 2; t++)); do
 		[ "$(grep -l "$3" "$CO_DIR"/?.log | wc -l)" = 4 ] && break
 		sleep 1
 	done
 	[ $# -gt 2 ] && sleep 2
-	node1_nics up
+	coll_node_nics node1 up
 	coll_wait
 	coll_report
 }
@@ -132,7 +125,7 @@ refused() {
 }
 
 # R2CC_ALGO: a value it does not know, then ranks that disagree
-refused R2CC_ALGO=bogus 'R2CC_ALGO=bogus: want auto, ring or weighted' "says what it wants"
+refused R2CC_ALGO=bogus 'R2CC_ALGO=bogus: want auto, ring, weighted or optimal' "says what it wants"
 refused R2CC_COLL_SETS=9 'R2CC_COLL_SETS=9: want 2..8' "says the range"
 # disagree ENV0 ENV WANT WHAT: rank 0 started with ENV0, the others with
 # ENV; every rank's r2cc_comm_init() fails with -EINVAL, logging WANT.

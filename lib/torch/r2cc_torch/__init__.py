@@ -77,7 +77,7 @@ if not hasattr(dist.Backend, "R2CC"):
 def stats(pg=None):
     """The r2cc counters of @pg (default: the default process group), a
     dict: colls, bytes_sent, bytes_received, failovers, resent_bytes,
-    tcp_bytes, colls_rd, rd_max, colls_weighted."""
+    tcp_bytes, colls_rd, rd_max, colls_weighted, colls_optimal."""
     if pg is None:
         pg = dist.distributed_c10d._get_default_group()
     if not isinstance(pg, ProcessGroupR2cc):

@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The optimal allreduce (R2CC_ALGO=optimal, lib/coll_direct.c) on a mesh
+# communicator of four nodes: the allreduce part of the collectives'
+# matrix (every dtype x op x count, in place, the same bits everywhere,
+# ranks that disagree) with every allreduce on it (recursive doubling
+# off); then back-to-back allreduces while node1 loses all but one NIC
+# and gets them back: every result exact, every allreduce by the optimal
+# schedule on every rank, node1's share 0 while it is down to one NIC
+# (beta = 1/2 < 3/5 at n = 4: the bound is its own data, once each
+# way) and equal shares again after; optimal without the mesh is refused.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/coll.sh"
+tb_require 4
+[ "$TB_NICS" -ge 2 ] || skip_all "needs 2 NICs"
+plan_later
+
+coll_start 4 "COLL_MESH=1 R2CC_ALGO=optimal R2CC_COLL_RD_MAX=0 COLL_KINDS=allreduce"
+coll_wait
+coll_report
+coll_cleanup
+
+iters=${COLL_ITERS:-60}
+coll_start 4 "COLL_LOG=info COLL_MESH=1 R2CC_ALGO=optimal R2CC_COLL_RD_MAX=0" \
+	-l "$iters" -s 262144
+run_ok "all four ranks reducing" coll_streaming
+sleep 1
+coll_node_nics node1 down
+sleep 5
+coll_node_nics node1 up
+coll_wait
+coll_report
+for i in 0 1 2 3; do
+	ok "$([ "$(coll_field $i bad)" = 0 ] && [ "$(coll_field $i error)" = 0 ] &&
+		[ "$(coll_field $i iters)" = "$iters" ] &&
+		[ "$(coll_field $i optimal)" = "$iters" ] && echo 1)" \
+		"rank $i: $(coll_field $i iters) allreduces, $(coll_field $i optimal) by the optimal schedule, $(coll_field $i bad) wrong elements, error $(coll_field $i error)"
+done
+# "view of collective #S: the optimal allreduce's shares a b c d"
+shares() { grep -o "optimal allreduce's shares .*" "$CO_DIR/$1.log"; }
+ok "$(shares 0 | grep -q "shares 0\.[0-9]* 0\.000 0\.[0-9]* 0\.[0-9]*$" && echo 1)" \
+	"rank 0: node1's share was 0 while it had one NIC left"
+ok "$(shares 0 | tail -n1 | grep -q "shares 0.250 0.250 0.250 0.250$" && echo 1)" \
+	"rank 0: equal shares again once node1's NICs were back ($(shares 0 | tail -n1))"
+for i in 1 2 3; do
+	is "$(shares $i)" "$(shares 0)" "rank $i took the same shares at the same collectives"
+done
+[ "$_tap_failed" = 0 ] || diag "$(grep -h 'view\|shares' "$CO_DIR"/0.log | head -n 20)"
+coll_cleanup
+
+# Without the mesh there is no connection to every rank: refused.
+coll_start 4 "R2CC_ALGO=optimal" -l 1 -s 4096
+coll_wait
+for i in 0 1 2 3; do
+	ok "$([ "${CO_RCS[i]}" = 1 ] &&
+		grep -q 'the optimal allreduce needs the mesh' "$CO_DIR/$i.log" &&
+		grep -q '^setup: Invalid argument' "$CO_DIR/$i.log" && echo 1)" \
+		"rank $i: R2CC_ALGO=optimal without R2CC_COMM_MESH: -EINVAL, saying why (exit ${CO_RCS[i]})"
+done
+coll_cleanup
+tb_finish
