@@ -149,7 +149,9 @@ static int comm_mesh(struct r2cc_comm *c, struct r2cc_boot *boot,
 
 static int comm_stage(struct r2cc_comm *c)
 {
-	size_t slot = sizeof(struct coll_hdr) + c->slice, i, k = 0;
+	/* every slot's header aligned, whatever the slice size */
+	size_t slot = (sizeof(struct coll_hdr) + c->slice + 63) & ~(size_t)63;
+	size_t i, k = 0;
 	size_t nslots = (1 + (size_t)c->sets) * c->depth;
 	struct coll_slot *s;
 	int ret;

@@ -65,7 +65,8 @@ const struct coll_io coll_io_mesh = {
 
 int coll_direct_stage(struct r2cc_comm *c)
 {
-	size_t slot = HDR + c->slice, nslots, i;
+	/* every slot's header aligned, whatever the slice size */
+	size_t slot = (HDR + c->slice + 63) & ~(size_t)63, nslots, i;
 
 	c->dwin = c->depth;
 	nslots = 2 * (size_t)c->n * c->dwin;

@@ -266,9 +266,30 @@ double coll_direct_weights(int n, const double *bw, double *p)
 
 bool coll_direct_wquant(int n, const uint32_t *mbps, uint32_t *w, double *tmp)
 {
+	double *p = tmp + n;
+	uint32_t given = 0;
+	int k, big;
+
 	if (!view_bw(n, mbps, w, tmp))
 		return false;
-	coll_direct_weights(n, tmp, tmp + n);
-	to_weights(n, tmp + n, w);
+	coll_direct_weights(n, tmp, p);
+	for (k = 0; k < n; k++) {
+		w[k] = (uint32_t)(p[k] * COLL_WEIGHT_ONE);
+		given += w[k];
+	}
+	/*
+	 * The remainder, a unit each to the ranks rounded down, in rank
+	 * order: a rank costs (n - 2) times its share, so the whole
+	 * remainder on one rank would cost it up to n^2 / 65536 (3% at 64).
+	 */
+	for (k = 0; k < n && given < COLL_WEIGHT_ONE; k++)
+		if (p[k] * COLL_WEIGHT_ONE > (double)w[k]) {
+			w[k]++;
+			given++;
+		}
+	for (k = 1, big = 0; k < n; k++)	/* shares summing below 1 */
+		if (w[k] > w[big])
+			big = k;
+	w[big] += COLL_WEIGHT_ONE - given;
 	return true;
 }

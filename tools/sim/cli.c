@@ -210,7 +210,8 @@ static int parse_choice(const struct opt *o, const char *val,
 	} else if (strat_parse_list(val, &c->strat_mask)) {
 		return bad(o->name, val, "expected all or a comma list of "
 			   "nccl, nccl-failover, r2ccl-balance, "
-			   "r2cc-allreduce, r2cc, r2cc-overlap");
+			   "r2cc-allreduce, r2cc, r2cc-overlap, r2cc-lib, "
+			   "r2cc-optimal");
 	}
 	return 0;
 }

@@ -24,7 +24,7 @@ static const char *const coll_names[COLL_NR] = {
 
 static const char *const ar_names[AR_NR] = {
 	[AR_RING] = "ring", [AR_PAPER] = "r2cc-ar", [AR_OVERLAP] = "overlap",
-	[AR_WEIGHTED] = "weighted",
+	[AR_WEIGHTED] = "weighted", [AR_DIRECT] = "optimal",
 };
 
 const char *coll_name(enum coll_type t) { return coll_names[t]; }
@@ -408,6 +408,37 @@ static int weighted_ar(struct plan *p, const double *bw, int n, double s,
 	return rc;
 }
 
+/*
+ * The library's optimal allreduce (lib/coll_direct.c, its shares from
+ * lib/coll_weight.c): rank r owning p_r of the data sends (1 - p_r) to
+ * the owners and (n - 1) p_r of results, and receives as much, in one
+ * pipelined phase of two message latencies.
+ */
+static int direct_ar(struct plan *p, const double *bw, int n, double s,
+		     double alpha)
+{
+	uint32_t *mbps = calloc((size_t)n * 2, sizeof(*mbps)), *w = mbps + n;
+	double *tmp = calloc((size_t)n * 2, sizeof(*tmp));
+	int r, rc = -1;
+
+	if (mbps && tmp && !need_phase(p, 0)) {
+		view_mbps(bw, n, mbps);
+		coll_direct_wquant(n, mbps, w, tmp);
+		for (r = 0; r < n && n > 1; r++) {
+			double c = (double)w[r] / COLL_WEIGHT_ONE;
+			double v = (1.0 + (n - 2) * c) * s;
+
+			add(p, 0, r, v, v);
+		}
+		if (n > 1)
+			at_least(&p->lat[0], 2.0 * alpha);
+		rc = 0;
+	}
+	free(mbps);
+	free(tmp);
+	return rc;
+}
+
 int ar_lib_weighted(const double *bw, int n, double bytes)
 {
 	uint32_t *mbps = calloc((size_t)n * 2, sizeof(*mbps)), *w = mbps + n;
@@ -481,6 +512,9 @@ static int allreduce(struct plan *p, enum ar_algo algo, const double *bw,
 		break;
 	case AR_WEIGHTED:
 		rc = weighted_ar(p, bw, n, s, f->alpha);
+		break;
+	case AR_DIRECT:
+		rc = direct_ar(p, bw, n, s, f->alpha);
 		break;
 	case AR_NR:
 		rc = -1;

@@ -42,6 +42,10 @@ const struct strategy strategies[ST_NR] = {
 		.name = "r2cc-lib", .share = SHARE_BALANCE,
 		.algos = B(AR_RING) | B(AR_WEIGHTED), .lib_auto = true,
 	},
+	[ST_R2CC_OPT] = {
+		.name = "r2cc-optimal", .share = SHARE_BALANCE,
+		.algos = B(AR_DIRECT),
+	},
 };
 
 /*
@@ -67,6 +71,7 @@ double strat_detect(enum strat_id s, const struct detect_params *d,
 	case ST_R2CC:
 	case ST_R2CC_OV:
 	case ST_R2CC_LIB:
+	case ST_R2CC_OPT:
 		return silent ? d->stall_detect : d->port_detect;
 	case ST_NR:
 		break;
