@@ -286,6 +286,7 @@ R2CC_EXPORT int r2cc_comm_init(struct r2cc_ctx *ctx, struct r2cc_boot *boot,
 {
 	struct r2cc_comm_opts o = { .size = sizeof(o) };
 	struct r2cc_comm *c;
+	uint32_t mesh;
 	int ret;
 
 	if (out)
@@ -302,6 +303,12 @@ R2CC_EXPORT int r2cc_comm_init(struct r2cc_ctx *ctx, struct r2cc_boot *boot,
 	if ((o.flags & ~R2CC_COMM_MESH) || (o.primary && r2cc_nic_count(ctx) < 64 &&
 			o.primary >> r2cc_nic_count(ctx)))
 		return -EINVAL;
+	/* a program that cannot say so (a framework's backend) asks here */
+	ret = r2cc_tune_u32(ctx, 0, "R2CC_COLL_MESH", 0, 0, 1, &mesh);
+	if (ret)
+		return ret;
+	if (mesh)
+		o.flags |= R2CC_COMM_MESH;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;

@@ -125,6 +125,8 @@ enum r2cc_coll_algo {
  * NICs' bandwidth and $R2CC_COLL_ALPHA_US (latency per message, default
  * 10), or $R2CC_COLL_RD_MAX bytes (0: never); at most the slice size.
  * Ranks agree on it at r2cc_comm_init() (the smallest of theirs).
+ * $R2CC_COLL_MESH=1 sets it for a caller that did not (0 or unset: as
+ * the caller says); every rank must have the mesh or none.
  */
 #define R2CC_COMM_MESH	(1u << 0)
 

@@ -8,7 +8,9 @@
 # and gets them back: every result exact, every allreduce by the optimal
 # schedule on every rank, node1's share 0 while it is down to one NIC
 # (beta = 1/2 < 3/5 at n = 4: the bound is its own data, once each
-# way) and equal shares again after; optimal without the mesh is refused.
+# way) and equal shares again after; node2 with no NIC left; a killed
+# rank fails the others in bounded time; optimal without the mesh, and a
+# bad R2CC_COLL_MESH, are refused.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/coll.sh"
 tb_require 4
@@ -20,8 +22,10 @@ coll_wait
 coll_report
 coll_cleanup
 
+# The mesh asked for in the environment (R2CC_COLL_MESH), as a program
+# that cannot pass flags (the PyTorch backend) does.
 iters=${COLL_ITERS:-60}
-coll_start 4 "COLL_LOG=info COLL_MESH=1 R2CC_ALGO=optimal R2CC_COLL_RD_MAX=0" \
+coll_start 4 "COLL_LOG=info R2CC_COLL_MESH=1 R2CC_ALGO=optimal R2CC_COLL_RD_MAX=0" \
 	-l "$iters" -s 262144
 run_ok "all four ranks reducing" coll_streaming
 sleep 1
@@ -71,6 +75,24 @@ ok "$([ "${tcp:-0}" -gt 0 ] && echo 1)" "rank 2's bytes went over the TCP fallba
 [ "$_tap_failed" = 0 ] || diag "$(grep -h 'view\|shares\|fallback' "$CO_DIR"/2.log | head -n 20)"
 coll_cleanup
 
+# A rank killed in the middle: every other rank exchanges with it in
+# every allreduce, so each one's collective fails with -ECONNRESET within
+# seconds and it exits, none waiting for ever.
+coll_start 4 "COLL_MESH=1 R2CC_ALGO=optimal R2CC_COLL_RD_MAX=0" -l 100000 -s 262144
+run_ok "kill rank 2: all four ranks reducing" coll_streaming
+sleep 1
+t0=$SECONDS
+tb_exec node2 pkill -KILL -f tests/libr2cc/coll
+coll_wait
+for i in 0 1 3; do
+	ok "$([ "${CO_RCS[i]}" = 1 ] && [ "$(coll_field $i error)" = -104 ] &&
+		[ "$(coll_field $i bad)" = 0 ] && echo 1)" \
+		"kill rank 2: rank $i's collective failed with -ECONNRESET ($(coll_field $i error)) after $(coll_field $i iters) right ones, exit ${CO_RCS[i]}"
+done
+ok "$((SECONDS - t0 <= 15))" "kill rank 2: every other rank gave up within $((SECONDS - t0)) s"
+[ "$_tap_failed" = 0 ] || diag "$(tail -n 5 "$CO_DIR"/[013].log)"
+coll_cleanup
+
 # Without the mesh there is no connection to every rank: refused.
 coll_start 4 "R2CC_ALGO=optimal" -l 1 -s 4096
 coll_wait
@@ -79,6 +101,15 @@ for i in 0 1 2 3; do
 		grep -q 'the optimal allreduce needs the mesh' "$CO_DIR/$i.log" &&
 		grep -q '^setup: Invalid argument' "$CO_DIR/$i.log" && echo 1)" \
 		"rank $i: R2CC_ALGO=optimal without R2CC_COMM_MESH: -EINVAL, saying why (exit ${CO_RCS[i]})"
+done
+coll_cleanup
+coll_start 4 "R2CC_COLL_MESH=2 R2CC_ALGO=optimal" -l 1 -s 4096
+coll_wait
+for i in 0 1 2 3; do
+	ok "$([ "${CO_RCS[i]}" = 1 ] &&
+		grep -q 'R2CC_COLL_MESH=2: want 0..1' "$CO_DIR/$i.log" &&
+		grep -q '^setup: Invalid argument' "$CO_DIR/$i.log" && echo 1)" \
+		"rank $i: R2CC_COLL_MESH=2: -EINVAL, naming the range (exit ${CO_RCS[i]})"
 done
 coll_cleanup
 tb_finish
