@@ -94,7 +94,11 @@ int ctrl_flush(struct ctrl *c)
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR)
 				break;
-			c->err = -errno;
+			/*
+			 * Writing after the peer closed is the close a read
+			 * reports as -ECONNRESET: one error for a peer gone.
+			 */
+			c->err = errno == EPIPE ? -ECONNRESET : -errno;
 			break;
 		}
 		c->out_off += (size_t)n;
