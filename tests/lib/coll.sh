@@ -77,6 +77,20 @@ coll_node_nics() {
 	done
 }
 
+# coll_refused ENV WANT WHAT: every rank started with ENV exits 1, its log
+# saying WANT and r2cc_comm_init() failing with -EINVAL.
+coll_refused() {
+	local i
+	coll_start 4 "$1" -l 1 -s 4096
+	coll_wait
+	for i in 0 1 2 3; do
+		ok "$([ "${CO_RCS[i]}" = 1 ] && grep -q "$2" "$CO_DIR/$i.log" &&
+			grep -q '^setup: Invalid argument' "$CO_DIR/$i.log" && echo 1)" \
+			"rank $i, $1: r2cc_comm_init() $3 and fails with -EINVAL (exit ${CO_RCS[i]})"
+	done
+	coll_cleanup
+}
+
 coll_cleanup() {
 	rm -rf "$CO_DIR"
 }

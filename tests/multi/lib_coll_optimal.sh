@@ -94,22 +94,8 @@ ok "$((SECONDS - t0 <= 15))" "kill rank 2: every other rank gave up within $((SE
 coll_cleanup
 
 # Without the mesh there is no connection to every rank: refused.
-coll_start 4 "R2CC_ALGO=optimal" -l 1 -s 4096
-coll_wait
-for i in 0 1 2 3; do
-	ok "$([ "${CO_RCS[i]}" = 1 ] &&
-		grep -q 'the optimal allreduce needs the mesh' "$CO_DIR/$i.log" &&
-		grep -q '^setup: Invalid argument' "$CO_DIR/$i.log" && echo 1)" \
-		"rank $i: R2CC_ALGO=optimal without R2CC_COMM_MESH: -EINVAL, saying why (exit ${CO_RCS[i]})"
-done
-coll_cleanup
-coll_start 4 "R2CC_COLL_MESH=2 R2CC_ALGO=optimal" -l 1 -s 4096
-coll_wait
-for i in 0 1 2 3; do
-	ok "$([ "${CO_RCS[i]}" = 1 ] &&
-		grep -q 'R2CC_COLL_MESH=2: want 0..1' "$CO_DIR/$i.log" &&
-		grep -q '^setup: Invalid argument' "$CO_DIR/$i.log" && echo 1)" \
-		"rank $i: R2CC_COLL_MESH=2: -EINVAL, naming the range (exit ${CO_RCS[i]})"
-done
-coll_cleanup
+coll_refused R2CC_ALGO=optimal 'the optimal allreduce needs the mesh' \
+	"says optimal needs the mesh (R2CC_COMM_MESH)"
+coll_refused "R2CC_COLL_MESH=2 R2CC_ALGO=optimal" 'R2CC_COLL_MESH=2: want 0..1' \
+	"names R2CC_COLL_MESH's range"
 tb_finish

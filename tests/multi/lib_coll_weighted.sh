@@ -110,23 +110,9 @@ done
 [ "$_tap_failed" = 0 ] || diag "$(tail -n 20 "$CO_DIR/0.log")"
 coll_cleanup
 
-# refused ENV WANT WHAT: every rank started with ENV exits 1, its log
-# saying WANT and r2cc_comm_init() failing with -EINVAL.
-refused() {
-	local i
-	coll_start 4 "$1" -l 1 -s 4096
-	coll_wait
-	for i in 0 1 2 3; do
-		ok "$([ "${CO_RCS[i]}" = 1 ] && grep -q "$2" "$CO_DIR/$i.log" &&
-			grep -q '^setup: Invalid argument' "$CO_DIR/$i.log" && echo 1)" \
-			"rank $i, $1: r2cc_comm_init() $3 and fails with -EINVAL (exit ${CO_RCS[i]})"
-	done
-	coll_cleanup
-}
-
 # R2CC_ALGO: a value it does not know, then ranks that disagree
-refused R2CC_ALGO=bogus 'R2CC_ALGO=bogus: want auto, ring, weighted or optimal' "says what it wants"
-refused R2CC_COLL_SETS=9 'R2CC_COLL_SETS=9: want 2..8' "says the range"
+coll_refused R2CC_ALGO=bogus 'R2CC_ALGO=bogus: want auto, ring, weighted or optimal' "says what it wants"
+coll_refused R2CC_COLL_SETS=9 'R2CC_COLL_SETS=9: want 2..8' "says the range"
 # disagree ENV0 ENV WANT WHAT: rank 0 started with ENV0, the others with
 # ENV; every rank's r2cc_comm_init() fails with -EINVAL, logging WANT.
 disagree() {
