@@ -132,14 +132,14 @@ $(PERF_BIN): $(PERF_SRCS) $(wildcard tools/perf/*.h include/r2cc/*.h) $(LIBSO) |
 	mv -f $@.tmp $@
 
 # Unit tests link the static library: they may call its internals.
-$(BUILD)/tests/unit/%: tests/unit/%.c tests/lib/tap.h $(LIBA) $(LIBSO) | $(BUILD)/tests/unit
+$(BUILD)/tests/unit/%: tests/unit/%.c tests/lib/tap.h tests/lib/xorshift.h $(LIBA) $(LIBSO) | $(BUILD)/tests/unit
 	$(CC) $(ALL_CFLAGS) -Itests/lib -o $@ $< $(LIBA) -libverbs
 
 
 # Library tests the testbed runs in the nodes, against the shared library.
 # NCCL-shaped tests: they dlopen the plugin as NCCL does (and use
 # libr2cc's bootstrap to swap handles).
-$(BUILD)/tests/nccl/%: tests/nccl/%.c tests/lib/tap.h $(wildcard lib/nccl/*.h) $(LIBSO) $(NCCL_SO)
+$(BUILD)/tests/nccl/%: tests/nccl/%.c tests/lib/tap.h tests/lib/xorshift.h $(wildcard lib/nccl/*.h) $(LIBSO) $(NCCL_SO)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Itests/lib -Ilib/nccl -o $@.tmp $< -L$(BUILD)/lib -lr2cc \
 		-Wl,-rpath,$(BUILD)/lib -ldl -lpthread
@@ -231,7 +231,7 @@ $(SAN_LIBA): $(SAN_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(BUILD)/asan/tests/unit/%: tests/unit/%.c tests/lib/tap.h $(SAN_LIBA)
+$(BUILD)/asan/tests/unit/%: tests/unit/%.c tests/lib/tap.h tests/lib/xorshift.h $(SAN_LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Itests/lib -o $@ $< $(SAN_LIBA) -libverbs
 

@@ -40,6 +40,7 @@
 
 #include "abi.h"
 #include "tap.h"
+#include "xorshift.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define TIMEOUT_S	20.0
@@ -183,10 +184,7 @@ static double now_s(void)
 
 static uint64_t rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return xorshift64(&rng);
 }
 
 static void fill(uint8_t *p, size_t len, unsigned int seed)

@@ -29,6 +29,7 @@
 
 #include "../../lib/coll.h"
 #include "tap.h"
+#include "xorshift.h"
 
 #define MAXN	8
 
@@ -36,10 +37,7 @@ static uint64_t rs;
 
 static uint64_t rnd(void)
 {
-	rs ^= rs << 13;
-	rs ^= rs >> 7;
-	rs ^= rs << 17;
-	return rs;
+	return xorshift64(&rs);
 }
 
 /* ------------------------------------------------------------ shares */

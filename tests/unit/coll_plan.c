@@ -15,15 +15,13 @@
 
 #include "../../lib/coll.h"
 #include "tap.h"
+#include "xorshift.h"
 
 static uint64_t rnd_state = 88172645463325252ull;
 
 static uint64_t rnd(void)
 {
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
+	return xorshift64(&rnd_state);
 }
 
 static void test_half(void)

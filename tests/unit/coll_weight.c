@@ -16,6 +16,7 @@
 
 #include "../../lib/coll_weight.h"
 #include "tap.h"
+#include "xorshift.h"
 
 #define MAXN 64
 
@@ -23,10 +24,7 @@ static uint64_t rnd_state = 0x2545f4914f6cdd1dull;
 
 static uint64_t rnd(void)
 {
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
+	return xorshift64(&rnd_state);
 }
 
 /* T_LB / D for n ranks of bandwidth 1 but one at @beta (the paper's). */
