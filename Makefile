@@ -145,7 +145,7 @@ $(BUILD)/tests/nccl/%: tests/nccl/%.c tests/lib/tap.h tests/lib/xorshift.h $(wil
 		-Wl,-rpath,$(BUILD)/lib -ldl -lpthread
 	mv -f $@.tmp $@
 
-$(BUILD)/tests/libr2cc/%: tests/libr2cc/%.c tests/lib/tap.h $(wildcard tests/libr2cc/*.h) lib/wire.h $(LIBSO) | $(BUILD)/tests/libr2cc
+$(BUILD)/tests/libr2cc/%: tests/libr2cc/%.c tests/lib/tap.h $(wildcard tests/libr2cc/*.h) lib/wire.h lib/rail_reason.h $(LIBSO) | $(BUILD)/tests/libr2cc
 	$(CC) $(ALL_CFLAGS) -Itests/lib -Ilib -o $@.tmp $< -L$(BUILD)/lib -lr2cc \
 		-Wl,-rpath,$(BUILD)/lib
 	mv -f $@.tmp $@
@@ -165,7 +165,7 @@ $(BUILD)/tests/kmod/%: tests/kmod/%.c tests/kmod/r2cc_test.h tests/lib/tap.h inc
 		$(if $(filter lib_loopback,$*),-L$(BUILD)/lib -lr2cc $(KSELFTEST_RPATH))
 	mv -f $@.tmp $@
 
-$(CTL_BIN): $(CTL_SRCS) tools/r2ccctl/r2ccctl.h lib/proc_start.h include/uapi/linux/r2cc.h \
+$(CTL_BIN): $(CTL_SRCS) tools/r2ccctl/r2ccctl.h lib/proc_start.h lib/rail_reason.h include/uapi/linux/r2cc.h \
 	    include/r2cc/job.h include/r2cc/r2cc.h | $(BUILD)/tools
 	$(CC) $(CPPFLAGS_R2CC) $(WARN) -std=gnu11 $(CFLAGS) $(CPPFLAGS) \
 		$(LDFLAGS) -DR2CC_CTL_VERSION='"$(VERSION)"' -o $@.tmp $(CTL_SRCS) \

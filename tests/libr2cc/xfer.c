@@ -19,6 +19,7 @@
 #include <r2cc/r2cc.h>
 
 #include "crash_report.h"
+#include "rail_reason.h"
 
 #define MAX_WINDOW 32
 
@@ -98,20 +99,6 @@ static void barrier_progressing(struct r2cc_boot *b, struct r2cc_ctx *ctx)
 	while (!__atomic_load_n(&a.done, __ATOMIC_ACQUIRE))
 		r2cc_progress(ctx);
 	pthread_join(t, NULL);
-}
-
-/* r2cc_rail_stats.reason as the tests read it. */
-static const char *reason_name(uint8_t r)
-{
-	static const char *const names[] = {
-		[R2CC_RAIL_REASON_NONE] = "none",
-		[R2CC_RAIL_REASON_UNKNOWN] = "unknown",
-		[R2CC_RAIL_REASON_LOCAL_PORT] = "local-port",
-		[R2CC_RAIL_REASON_PEER_PORT] = "peer-port",
-		[R2CC_RAIL_REASON_PATH] = "path",
-	};
-
-	return r < sizeof(names) / sizeof(names[0]) ? names[r] : "?";
 }
 
 static void logf_(void *arg, enum r2cc_log_level l, const char *msg)
@@ -313,7 +300,7 @@ int main(int argc, char **argv)
 				(unsigned long long)rs[i].rollbacks,
 				(unsigned long long)rs[i].failbacks,
 				(unsigned long long)rs[i].drains,
-				rs[i].degraded, reason_name(rs[i].reason));
+				rs[i].degraded, rail_reason_name(rs[i].reason));
 		}
 		printf("xfer-result: rank=%d msgs=%llu bytes=%llu verified=%zu "
 		       "bad=%zu failovers=%llu repairs=%llu rollbacks=%llu "

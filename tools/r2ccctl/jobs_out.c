@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "r2ccctl.h"
+#include "../../lib/rail_reason.h"
 
 const char *ctl_jobs_dir(void)
 {
@@ -38,20 +39,6 @@ static const char *degraded_name(unsigned int d)
 	     R2CC_RAIL_DEGRADED_HOLD;
 	return d == 3 ? "both" : d == 1 ? "local" : d == 2 ? "peer" :
 	       d == R2CC_RAIL_DEGRADED_HOLD ? "hold" : "-";
-}
-
-/* Where the rail's last failure was located (enum r2cc_rail_reason). */
-static const char *fault_name(unsigned int r)
-{
-	static const char *const names[] = {
-		[R2CC_RAIL_REASON_NONE] = "-",
-		[R2CC_RAIL_REASON_UNKNOWN] = "unknown",
-		[R2CC_RAIL_REASON_LOCAL_PORT] = "local-port",
-		[R2CC_RAIL_REASON_PEER_PORT] = "peer-port",
-		[R2CC_RAIL_REASON_PATH] = "path",
-	};
-
-	return r < sizeof(names) / sizeof(names[0]) ? names[r] : "invalid";
 }
 
 static double age_s(uint64_t realtime_ns)
@@ -112,7 +99,7 @@ static void text(FILE *f, const struct ctl_job *jobs, int n, int removed)
 					(unsigned long long)x->rollbacks,
 					(unsigned long long)x->failbacks,
 					degraded_name(x->degraded),
-					fault_name(x->reason));
+					rail_reason_name(x->reason));
 			}
 		}
 	}
@@ -152,7 +139,7 @@ static void json_conn(FILE *f, const struct ctl_job *j,
 			"\"fault\":\"%s\",\"bytes\":%llu,\"failures\":%llu,\"rollbacks\":%llu,"
 			"\"failbacks\":%llu,\"drains\":%llu}",
 			rail_state(x->state), x->standby ? "true" : "false",
-			degraded_name(x->degraded), fault_name(x->reason),
+			degraded_name(x->degraded), rail_reason_name(x->reason),
 			(unsigned long long)x->bytes,
 			(unsigned long long)x->failures,
 			(unsigned long long)x->rollbacks,
