@@ -147,12 +147,9 @@ static void msg_of(const struct r2cc_coll *q, int to, int from, size_t m,
 static int direct_weights(struct r2cc_comm *c)
 {
 	double *tmp;
-	int k;
 
 	if (!c->view_valid) {
-		for (k = 0; k < c->n; k++)
-			c->dw[k] = COLL_WEIGHT_ONE / (uint32_t)c->n +
-				   ((uint32_t)k < COLL_WEIGHT_ONE % (uint32_t)c->n);
+		coll_equal_weights(c->n, c->dw);
 		return 0;
 	}
 	if (c->dw_valid && c->dw_seq == c->view_seq)

@@ -137,6 +137,15 @@ double coll_ring_weights(int n, const double *bw, double *c, double *m)
 	return coll_ring_time(n, bw, c);
 }
 
+void coll_equal_weights(int n, uint32_t *w)
+{
+	int k;
+
+	for (k = 0; k < n; k++)
+		w[k] = COLL_WEIGHT_ONE / (uint32_t)n +
+		       ((uint32_t)k < COLL_WEIGHT_ONE % (uint32_t)n);
+}
+
 /*
  * A view as bandwidths relative to the fastest rank (@bw); false, with
  * equal weights in @w, when every rank has the same.
@@ -152,9 +161,7 @@ static bool view_bw(int n, const uint32_t *mbps, uint32_t *w, double *bw)
 		uneven |= mbps[k] != mbps[0];
 	}
 	if (!uneven || top <= 0.0) {
-		for (k = 0; k < n; k++)
-			w[k] = COLL_WEIGHT_ONE / (uint32_t)n +
-			       ((uint32_t)k < COLL_WEIGHT_ONE % (uint32_t)n);
+		coll_equal_weights(n, w);
 		return false;
 	}
 	/*

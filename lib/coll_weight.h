@@ -32,6 +32,8 @@ double coll_ring_weights(int n, const double *bw, double *c, double *m);
  * equal weights, when every rank has the same bandwidth.
  */
 bool coll_ring_wquant(int n, const uint32_t *mbps, uint32_t *w, double *tmp);
+/* Equal weights for @n ranks in @w, the remainder one unit each to the first. */
+void coll_equal_weights(int n, uint32_t *w);
 /* Elements [*@off, *@off + *@len) of chunk @c of @count with weights @w. */
 void coll_chunk_w(size_t count, const uint32_t *w, int c, size_t *off,
 		  size_t *len);
