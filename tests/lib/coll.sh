@@ -77,6 +77,18 @@ coll_node_nics() {
 	done
 }
 
+# coll_flap WHAT SECONDS: once the started ranks stream (a test named
+# WHAT), node1 loses all but its last NIC for SECONDS and gets them back;
+# then waits for the ranks.
+coll_flap() {
+	run_ok "$1" coll_streaming
+	sleep 1
+	coll_node_nics node1 down
+	sleep "$2"
+	coll_node_nics node1 up
+	coll_wait
+}
+
 # coll_refused ENV WANT WHAT: every rank started with ENV exits 1, its log
 # saying WANT and r2cc_comm_init() failing with -EINVAL.
 coll_refused() {

@@ -27,12 +27,7 @@ coll_cleanup
 iters=${COLL_ITERS:-60}
 coll_start 4 "COLL_LOG=info R2CC_COLL_MESH=1 R2CC_ALGO=optimal R2CC_COLL_RD_MAX=0" \
 	-l "$iters" -s 262144
-run_ok "all four ranks reducing" coll_streaming
-sleep 1
-coll_node_nics node1 down
-sleep 5
-coll_node_nics node1 up
-coll_wait
+coll_flap "all four ranks reducing" 5
 coll_report
 for i in 0 1 2 3; do
 	ok "$([ "$(coll_field $i bad)" = 0 ] && [ "$(coll_field $i error)" = 0 ] &&
