@@ -13,22 +13,12 @@
 
 #include "simtest.h"
 
-/* Every node's bandwidth under the balanced share, as the strategies see. */
-static void node_bws(const struct fabric *f, const double *fr, double *bw)
-{
-	int i;
-
-	for (i = 0; i < f->nodes; i++)
-		bw[i] = node_bw(f, fr + (size_t)i * f->nics, SHARE_BALANCE,
-				NULL);
-}
-
 int main(void)
 {
 	struct fabric f = fab_make(4, 1, 2, 100);
 	double *fr = frac_up(&f), bw[8], lib, bal, r2, sz = 16 << 20;
 	uint64_t seed = 11;
-	int trial, wrong = 0, faster = 0, weighted = 0, k;
+	int trial, wrong = 0, faster = 0, weighted = 0;
 
 	tap_plan(4);
 	lib = coll_t(&f, fr, ST_R2CC_LIB, COLL_ALLREDUCE, sz);
@@ -55,12 +45,7 @@ int main(void)
 		double want, got, best;
 		int w;
 
-		for (k = 0; k < f.nodes * f.nics; k++) {
-			double u = rng_uniform(&seed);
-
-			fr[k] = u < 0.2 ? 0.1 + u : 1.0;
-		}
-		sz = 1e5 * (1 + 1000 * rng_uniform(&seed));
+		sz = random_state(&f, fr, &seed);
 		node_bws(&f, fr, bw);
 		w = ar_lib_weighted(bw, f.nodes, sz);
 		weighted += w == 1;

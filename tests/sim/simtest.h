@@ -36,6 +36,35 @@ static inline double *frac_up(const struct fabric *f)
 	return v;
 }
 
+/* Every node's bandwidth under the balanced share, as the strategies see. */
+static inline void node_bws(const struct fabric *f, const double *fr,
+			    double *bw)
+{
+	int i;
+
+	for (i = 0; i < f->nodes; i++)
+		bw[i] = node_bw(f, fr + (size_t)i * f->nics, SHARE_BALANCE,
+				NULL);
+}
+
+/*
+ * A random state of the random-state tests: each NIC healthy, or with
+ * probability 0.2 at 0.1 to 0.3 of its bandwidth; returns a message size
+ * of 100 kB to 100 MB.
+ */
+static inline double random_state(const struct fabric *f, double *fr,
+				  uint64_t *seed)
+{
+	int k;
+
+	for (k = 0; k < f->nodes * f->nics; k++) {
+		double u = rng_uniform(seed);
+
+		fr[k] = u < 0.2 ? 0.1 + u : 1.0;
+	}
+	return 1e5 * (1 + 1000 * rng_uniform(seed));
+}
+
 static inline struct workload wl_coll(enum coll_type t, double bytes)
 {
 	return (struct workload){ .kind = WL_COLL, .coll = t,

@@ -377,6 +377,34 @@ static void view_mbps(const double *bw, int n, uint32_t *mbps)
 }
 
 /*
+ * The library's shares for @n ranks at @bw, through its view in Mbit/s
+ * and quantised by @quant (coll_ring_wquant or coll_direct_wquant), as
+ * fractions of the data; NULL when out of memory.
+ */
+static double *lib_shares(const double *bw, int n,
+			  bool (*quant)(int, const uint32_t *, uint32_t *,
+					double *))
+{
+	uint32_t *mbps = calloc((size_t)n * 2, sizeof(*mbps));
+	double *tmp = calloc((size_t)n * 3, sizeof(*tmp));
+	double *frac = calloc((size_t)n, sizeof(*frac));
+	int r;
+
+	if (mbps && tmp && frac) {
+		view_mbps(bw, n, mbps);
+		quant(n, mbps, mbps + n, tmp);
+		for (r = 0; r < n; r++)
+			frac[r] = (double)mbps[n + r] / COLL_WEIGHT_ONE;
+	} else {
+		free(frac);
+		frac = NULL;
+	}
+	free(mbps);
+	free(tmp);
+	return frac;
+}
+
+/*
  * The library's weighted ring (lib/coll_weight.c, the same code): the
  * ring's programs with chunk c_r, so that rank r sends 2 - c_r - c_(r+1)
  * and receives 2 - c_(r-1) - c_r times the data, pipelined in one phase.
@@ -385,27 +413,18 @@ static void view_mbps(const double *bw, int n, uint32_t *mbps)
 static int weighted_ar(struct plan *p, const double *bw, int n, double s,
 		       double alpha)
 {
-	uint32_t *mbps = calloc((size_t)n * 2, sizeof(*mbps)), *w = mbps + n;
-	double *tmp = calloc((size_t)n * 3, sizeof(*tmp));
-	int r, rc = -1;
+	double *c;
+	int r;
 
-	if (mbps && tmp && !need_phase(p, 0)) {
-		view_mbps(bw, n, mbps);
-		coll_ring_wquant(n, mbps, w, tmp);
-		for (r = 0; r < n && n > 1; r++) {
-			double c = (double)w[r] / COLL_WEIGHT_ONE;
-			double nx = (double)w[(r + 1) % n] / COLL_WEIGHT_ONE;
-			double pv = (double)w[(r + n - 1) % n] / COLL_WEIGHT_ONE;
-
-			add(p, 0, r, (2.0 - c - nx) * s, (2.0 - pv - c) * s);
-		}
-		if (n > 1)
-			at_least(&p->lat[0], 2.0 * (n - 1) * alpha);
-		rc = 0;
-	}
-	free(mbps);
-	free(tmp);
-	return rc;
+	if (need_phase(p, 0) || !(c = lib_shares(bw, n, coll_ring_wquant)))
+		return -1;
+	for (r = 0; r < n && n > 1; r++)
+		add(p, 0, r, (2.0 - c[r] - c[(r + 1) % n]) * s,
+		    (2.0 - c[(r + n - 1) % n] - c[r]) * s);
+	if (n > 1)
+		at_least(&p->lat[0], 2.0 * (n - 1) * alpha);
+	free(c);
+	return 0;
 }
 
 /*
@@ -417,26 +436,20 @@ static int weighted_ar(struct plan *p, const double *bw, int n, double s,
 static int direct_ar(struct plan *p, const double *bw, int n, double s,
 		     double alpha)
 {
-	uint32_t *mbps = calloc((size_t)n * 2, sizeof(*mbps)), *w = mbps + n;
-	double *tmp = calloc((size_t)n * 2, sizeof(*tmp));
-	int r, rc = -1;
+	double *c;
+	int r;
 
-	if (mbps && tmp && !need_phase(p, 0)) {
-		view_mbps(bw, n, mbps);
-		coll_direct_wquant(n, mbps, w, tmp);
-		for (r = 0; r < n && n > 1; r++) {
-			double c = (double)w[r] / COLL_WEIGHT_ONE;
-			double v = (1.0 + (n - 2) * c) * s;
+	if (need_phase(p, 0) || !(c = lib_shares(bw, n, coll_direct_wquant)))
+		return -1;
+	for (r = 0; r < n && n > 1; r++) {
+		double v = (1.0 + (n - 2) * c[r]) * s;
 
-			add(p, 0, r, v, v);
-		}
-		if (n > 1)
-			at_least(&p->lat[0], 2.0 * alpha);
-		rc = 0;
+		add(p, 0, r, v, v);
 	}
-	free(mbps);
-	free(tmp);
-	return rc;
+	if (n > 1)
+		at_least(&p->lat[0], 2.0 * alpha);
+	free(c);
+	return 0;
 }
 
 int ar_lib_weighted(const double *bw, int n, double bytes)
