@@ -25,3 +25,30 @@ write_bw() {
 		awk '$1 == 65536 && NF >= 5 {printf "%.1f\n", $4 * 1000}'
 	wait "$srv"
 }
+
+# carrier_changes BENCH N: N real carrier changes of node0's rxe0 (down,
+# up, down, ...; 0.5 s apart) while BENCH (tests/kmod/bench) waits for
+# them through /dev/r2cc and ibv_get_async_event; prints the median and
+# p99 of r2cc's arrival minus verbs', and in how many of the downs and of
+# the ups r2cc was first.
+carrier_changes() {
+	: "${tb:?bench-common.sh: set tb to the testbed command first}"
+	local out i pid
+	out=$(mktemp)
+	"$tb" exec --timeout 300 node0 -- "$1" link "$2" >"$out" 2>&1 &
+	pid=$!
+	for _ in $(seq 100); do grep -q ready "$out" && break; sleep 0.1; done
+	for ((i = 0; i < $2 / 2; i++)); do
+		"$tb" link node0 0 down; sleep 0.5
+		"$tb" link node0 0 up; sleep 0.5
+	done
+	wait "$pid"
+	awk '/^change/ {print $2, $4 - $6}' "$out" | sort -k2 -g | awk '
+		{ v[NR] = $2; if ($2 < 0) { first++; if ($1 % 2) down++; else up++ } }
+		END {
+			if (!NR) { print "no changes seen"; exit 1 }
+			p = int(NR * 0.99); if (p < 1) p = 1
+			printf "r2cc minus verbs arrival: median %.1f us, p99 %.1f us; r2cc first in %d of %d changes (%d of %d downs, %d of %d ups)\n", v[int((NR + 1) / 2)] / 1e3, v[p] / 1e3, first, NR, down, int((NR + 1) / 2), up, int(NR / 2)
+		}' || cat "$out"
+	rm -f "$out"
+}
