@@ -237,6 +237,7 @@ static int rails_create(struct r2cc_conn *c, int n)
 	c->nrails = n;
 	for (i = 0; i < n; i++) {
 		c->rails[i].nic = i;
+		c->rails[i].nic_wrs = &c->ctx->nics[i].wrs;
 		ret = rail_create(c, &c->rails[i]);
 		if (ret)
 			return ret;
@@ -416,6 +417,7 @@ void ctx_progress(struct r2cc_ctx *ctx)
 		r2cc_xport_nic_event(ctx, &ev);
 		r2cc_notify_keep(ctx, &ev);
 	}
+	xfer_nic_shares(ctx);
 	for (c = ctx->conns; c; c = c->next)
 		conn_progress(c);
 	r2cc_publish(ctx);

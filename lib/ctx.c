@@ -16,7 +16,7 @@ static int r2cc_opts_check(const struct r2cc_ctx_opts *o)
 {
 	if (o->log_level < R2CC_LOG_ERROR || o->log_level > R2CC_LOG_DEBUG)
 		return -EINVAL;
-	if (o->flags & ~R2CC_CTX_NO_KMOD || o->reserved || o->reserved2)
+	if (o->flags & ~R2CC_CTX_NO_KMOD || o->reserved)
 		return -EINVAL;
 	if (o->chunk_size &&
 	    (o->chunk_size < R2CC_CHUNK_SIZE_MIN || o->chunk_size > R2CC_CHUNK_SIZE_MAX))
@@ -24,7 +24,8 @@ static int r2cc_opts_check(const struct r2cc_ctx_opts *o)
 	if (o->stall_ms > R2CC_STALL_MS_MAX ||
 	    o->rail_depth > R2CC_RAIL_DEPTH_MAX ||
 	    o->peer_timeout_ms > R2CC_PEER_TIMEOUT_MS_MAX ||
-	    o->fallback > R2CC_FALLBACK_NONE)
+	    o->fallback > R2CC_FALLBACK_NONE ||
+	    (o->nic_window && o->nic_window < R2CC_CHUNK_SIZE_MIN))
 		return -EINVAL;
 	if (o->ctrl_ifname && (!*o->ctrl_ifname ||
 			       strlen(o->ctrl_ifname) >= R2CC_IFNAME_MAX))

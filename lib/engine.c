@@ -212,6 +212,54 @@ static struct msg *next_chunk(struct r2cc_conn *c, uint32_t *chunk,
 }
 
 /*
+ * Chunks in flight on one NIC, every connection of the context together:
+ * R2CC_NIC_WINDOW (tune) bounds what queues on the wire in front of a
+ * chunk, so a mesh of connections does not build a queue longer than the
+ * ACK timeout or the stall detector.
+ */
+static int nic_slots(const struct r2cc_conn *c)
+{
+	uint32_t n = c->ctx->tune.nic_window / c->chunk_size;
+
+	return n ? (int)n : 1;
+}
+
+/*
+ * The window is split evenly among the rails that hold some of it or found
+ * it full last time round, so a connection that starts late is not starved
+ * by one that keeps its slots refilled.  Once per progress pass.
+ */
+void xfer_nic_shares(struct r2cc_ctx *ctx)
+{
+	struct r2cc_conn *c;
+	int i;
+
+	for (i = 0; i < ctx->nnics; i++)
+		ctx->nics[i].active = 0;
+	for (c = ctx->conns; c; c = c->next)
+		for (i = 0; i < c->nrails; i++) {
+			struct rail *r = &c->rails[i];
+
+			if (r->outstanding > 0 || r->nic_wait)
+				ctx->nics[r->nic].active++;
+			r->nic_wait = false;
+		}
+}
+
+/* @r may not take another slot of its NIC's window. */
+static bool nic_full(const struct r2cc_conn *c, struct rail *r)
+{
+	const struct r2cc_nic *n = &c->ctx->nics[r->nic];
+	int slots = nic_slots(c);
+
+	if (n->wrs < slots &&
+	    (n->active < 2 || r->outstanding < (slots + n->active - 1) / n->active))
+		return false;
+	r->nic_wait = true;
+	return true;
+}
+
+/*
  * The up rail with room whose share of the bytes is furthest behind, among
  * the up rails of the lowest level (conn_rail_level): a standby only while
  * no primary is up, a degraded rail only while no healthy one is (a full
@@ -231,7 +279,8 @@ static struct rail *pick_rail(struct r2cc_conn *c)
 
 		if (r->state != RAIL_UP ||
 		    r->outstanding >= (int)c->ctx->tune.rail_depth ||
-		    !rail_has_credit(r) || conn_rail_level(c, i) != level)
+		    !rail_has_credit(r) || conn_rail_level(c, i) != level ||
+		    nic_full(c, r))
 			continue;
 		if (!best || r->vtime < best->vtime)
 			best = r;
@@ -273,7 +322,7 @@ static bool post_chunk(struct r2cc_conn *c, struct rail *r, struct msg *m,
 	}
 	if (!r->outstanding)
 		r->last_progress_ns = r2cc_now_ns();
-	r->outstanding++;
+	rail_out(r, r->outstanding + 1);
 	r->used++;
 	if (m->chunk_rail[k] & RESENT)
 		r2cc_log(c->ctx, R2CC_LOG_DEBUG,
@@ -291,8 +340,8 @@ static void schedule(struct r2cc_conn *c)
 	struct msg *m;
 	uint32_t k;
 
-	while (c->pend_msgs && (r = pick_rail(c)) &&
-	       (m = next_chunk(c, &k, false)))
+	while (c->pend_msgs && (m = next_chunk(c, &k, false)) &&
+	       (r = pick_rail(c)))
 		if (!post_chunk(c, r, m, k))
 			return;
 }
@@ -523,7 +572,7 @@ static void sender_cq(struct r2cc_conn *c, struct rail *r,
 	struct msg *m;
 	uint32_t k;
 
-	r->outstanding--;
+	rail_out(r, r->outstanding - 1);
 	if (wc->status == IBV_WC_SUCCESS)
 		r->last_progress_ns = r2cc_now_ns();
 	if (wc->wr_id == PROBE_WRID) {

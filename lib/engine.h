@@ -87,6 +87,8 @@ void xfer_release(struct r2cc_conn *c);
 
 /* engine.c: progress and failover */
 void xfer_progress(struct r2cc_conn *c);
+/* Split each NIC's in-flight window among its rails; before a pass. */
+void xfer_nic_shares(struct r2cc_ctx *ctx);
 /* Fail the connection: its QPs destroyed first, then every request. */
 void xfer_abort(struct r2cc_conn *c, int err, const char *why);
 /* Queue a control message; one that cannot be queued fails it all. */

@@ -41,6 +41,7 @@ struct r2cc_tune {
 	uint32_t chunk_size;
 	uint32_t stall_ms;
 	uint32_t rail_depth;
+	uint32_t nic_window;		/* bytes in flight per NIC */
 	uint32_t peer_timeout_ms;
 	uint32_t ib_timeout;		/* QP local ACK timeout exponent */
 	uint32_t ib_sl;			/* InfiniBand service level */
@@ -61,6 +62,9 @@ struct r2cc_nic {
 	int32_t slot;			/* state page slot, -1 */
 	uint64_t incarnation;		/* the port's, in that slot */
 	uint8_t degraded;		/* r2cc.ko: failing while ACTIVE */
+	/* the in-flight window every connection's rails on it share */
+	int wrs;			/* work requests posted, not completed */
+	int active;			/* rails holding or wanting some of it */
 };
 
 /*

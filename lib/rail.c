@@ -39,7 +39,7 @@ void rail_destroy(struct rail *r)
 		ibv_destroy_cq(r->cq);
 	r->qp = NULL;
 	r->cq = NULL;
-	r->outstanding = 0;
+	rail_out(r, 0);
 	r->rq_posted = 0;
 }
 
@@ -202,7 +202,7 @@ int rail_connect(struct r2cc_conn *c, struct rail *r)
 			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
 			  IBV_QP_MAX_QP_RD_ATOMIC))
 		return errno ? -errno : -EIO;
-	r->outstanding = 0;
+	rail_out(r, 0);
 	r->last_progress_ns = r2cc_now_ns();
 	return 0;
 }
@@ -505,7 +505,7 @@ static int probe(struct r2cc_conn *c, struct rail *r)
 	r->probe_ns = r2cc_now_ns();
 	if (ibv_post_send(r->qp, &wr, &bad))
 		return rail_fail(c, r, "probe not posted");
-	r->outstanding++;
+	rail_out(r, r->outstanding + 1);
 	r->used++;
 	return 0;
 }

@@ -51,6 +51,8 @@ struct rail {
 	struct ibv_qp *qp;
 	struct wire_qp local, remote;
 	int outstanding;		/* sender: WRs posted, not completed */
+	int *nic_wrs;			/* ... and its NIC's, all rails (rail_out) */
+	bool nic_wait;			/* sender: found its NIC's window full */
 	int rq_posted;			/* receiver: receives posted */
 	uint64_t last_progress_ns;	/* sender: last completion (or post) */
 	uint64_t fence_start_ns;
@@ -77,6 +79,18 @@ struct rail {
 	size_t fenced_len;
 	struct r2cc_rail_stats st;
 };
+
+/*
+ * Every change of a rail's WRs in flight goes through here, so that its
+ * NIC's count (the window all connections on the NIC share) stays the sum
+ * of its rails'.
+ */
+static inline void rail_out(struct rail *r, int n)
+{
+	if (r->nic_wrs)			/* NULL: a rail never made */
+		*r->nic_wrs += n - r->outstanding;
+	r->outstanding = n;
+}
 
 int rail_create(struct r2cc_conn *c, struct rail *r);
 void rail_destroy(struct rail *r);

@@ -38,6 +38,7 @@ int r2cc_tune_resolve(struct r2cc_ctx *ctx, const struct r2cc_ctx_opts *o)
 	struct r2cc_tune *t = &ctx->tune;
 	const char *ifn;
 	uint32_t fb, gid;
+	uint64_t win;
 	int ret;
 
 	ret = r2cc_tune_u32(ctx, o->chunk_size, "R2CC_CHUNK_SIZE", 65536,
@@ -48,6 +49,12 @@ int r2cc_tune_resolve(struct r2cc_ctx *ctx, const struct r2cc_ctx_opts *o)
 	ret = ret ?: r2cc_tune_u32(ctx, o->rail_depth, "R2CC_RAIL_DEPTH", 8,
 			           R2CC_RAIL_DEPTH_MIN, R2CC_RAIL_DEPTH_MAX,
 			           &t->rail_depth);
+	/* One rail's depth by default: a lone connection as it always was. */
+	win = (uint64_t)t->rail_depth * t->chunk_size;
+	ret = ret ?: r2cc_tune_u32(ctx, o->nic_window, "R2CC_NIC_WINDOW",
+			           win > UINT32_MAX ? UINT32_MAX : (uint32_t)win,
+			           R2CC_CHUNK_SIZE_MIN, UINT32_MAX,
+			           &t->nic_window);
 	ret = ret ?: r2cc_tune_u32(ctx, o->peer_timeout_ms, "R2CC_PEER_TIMEOUT_MS",
 			           5000, R2CC_PEER_TIMEOUT_MS_MIN,
 			           R2CC_PEER_TIMEOUT_MS_MAX, &t->peer_timeout_ms);

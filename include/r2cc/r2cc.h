@@ -109,7 +109,12 @@ struct r2cc_ctx_opts {
 	uint32_t rail_depth;	/* R2CC_RAIL_DEPTH chunks in flight per rail [8] */
 	uint32_t peer_timeout_ms;	/* R2CC_PEER_TIMEOUT_MS [5000] */
 	uint32_t fallback;	/* enum r2cc_fallback */
-	uint32_t reserved2;
+	/*
+	 * R2CC_NIC_WINDOW bytes in flight per NIC, all connections of the
+	 * context together [rail_depth x chunk_size]: what may queue in front
+	 * of a chunk on the wire, shared fairly among the rails on the NIC.
+	 */
+	uint32_t nic_window;
 	/*
 	 * Network interface for the out-of-band control channel (prefix
 	 * match, like NCCL_SOCKET_IFNAME).  NULL: $R2CC_SOCKET_IFNAME, else

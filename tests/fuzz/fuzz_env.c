@@ -217,6 +217,7 @@ static void fuzz_tune(uint8_t flags, uint8_t fallback, const char *ifname,
 		      t->peer_timeout_ms <= 600000);
 		CHECK(!o.fallback ||
 		      t->tcp_fallback == (o.fallback == R2CC_FALLBACK_TCP));
+		CHECK(t->nic_window >= R2CC_CHUNK_SIZE_MIN);
 		CHECK(t->ib_timeout >= 1 && t->ib_timeout <= 31);
 		CHECK(memchr(t->ctrl_ifname, 0, sizeof(t->ctrl_ifname)));
 		if (o.ctrl_ifname || (ifname && !(flags & F_IFNAME_OPT)))

@@ -65,7 +65,7 @@ static void test_opts_sizes(void)
 	o.size = old;
 	o.chunk_size = 1;		/* each invalid if it were read */
 	o.fallback = 99;
-	o.reserved2 = 1;
+	o.nic_window = 1;
 	o.ctrl_ifname = "";
 	ret = r2cc_ctx_create(&o, &ctx);
 	tap_ok(accepted(ret, ctx),
@@ -351,6 +351,64 @@ static void test_stats_sizes(void)
 	r2cc_obj_del(&conn);
 }
 
+/* R2CC_NIC_WINDOW and its option: bytes in flight per NIC. */
+static void test_nic_window(void)
+{
+	static const char *const bad[] = {
+		"4095", "0", "-4096", "0x", "65536 ", "4294967296", "abc",
+	};
+	struct r2cc_ctx_opts o = { .size = sizeof(o) };
+	struct r2cc_ctx *ctx = calloc(1, sizeof(*ctx));
+	size_t i;
+	int ret, ok = 1;
+
+	ctx->log = log_cb;
+	ctx->log_level = R2CC_LOG_ERROR;
+	unsetenv("R2CC_CHUNK_SIZE");
+	unsetenv("R2CC_RAIL_DEPTH");
+	unsetenv("R2CC_NIC_WINDOW");
+	ret = r2cc_tune_resolve(ctx, &o);
+	tap_ok(!ret && ctx->tune.nic_window == 8u * 65536,
+	       "nic_window: default one rail's depth, 8 x 64 KiB (%u)",
+	       ctx->tune.nic_window);
+	setenv("R2CC_RAIL_DEPTH", "128", 1);
+	setenv("R2CC_CHUNK_SIZE", "67108864", 1);
+	ret = r2cc_tune_resolve(ctx, &o);
+	tap_ok(!ret && ctx->tune.nic_window == UINT32_MAX,
+	       "nic_window: default of 128 x 64 MiB clamps to 4 GiB - 1 (%u)",
+	       ctx->tune.nic_window);
+	unsetenv("R2CC_RAIL_DEPTH");
+	unsetenv("R2CC_CHUNK_SIZE");
+	setenv("R2CC_NIC_WINDOW", "4096", 1);
+	ret = r2cc_tune_resolve(ctx, &o);
+	tap_ok(!ret && ctx->tune.nic_window == 4096,
+	       "R2CC_NIC_WINDOW=4096: the least, taken");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		setenv("R2CC_NIC_WINDOW", bad[i], 1);
+		logged = 0;
+		ret = r2cc_tune_resolve(ctx, &o);
+		ok = ok && ret == -EINVAL && logged &&
+		     strstr(last, "R2CC_NIC_WINDOW=") &&
+		     strstr(last, "want 4096..4294967295");
+	}
+	tap_ok(ok, "R2CC_NIC_WINDOW below 4 KiB, 0, negative, junk, over "
+	       "32 bits: EINVAL, the range logged");
+	o.nic_window = 1u << 20;
+	ret = r2cc_tune_resolve(ctx, &o);
+	tap_ok(!ret && ctx->tune.nic_window == 1u << 20,
+	       "nic_window option wins over the variable");
+	unsetenv("R2CC_NIC_WINDOW");
+	free(ctx);
+	o.nic_window = R2CC_CHUNK_SIZE_MIN - 1;
+	tap_ok(r2cc_ctx_create(&o, &ctx) == -EINVAL && !ctx,
+	       "nic_window option below 4 KiB: EINVAL");
+	o.nic_window = R2CC_CHUNK_SIZE_MIN;
+	o.log = log_cb;
+	ret = r2cc_ctx_create(&o, &ctx);
+	tap_ok(accepted(ret, ctx), "nic_window option of 4 KiB: accepted (%d)",
+	       ret);
+}
+
 int main(void)
 {
 	struct r2cc_ctx_opts o = { .size = sizeof(o) };
@@ -358,7 +416,7 @@ int main(void)
 	struct r2cc_ctx *ctx = (struct r2cc_ctx *)&o;
 	int ret;
 
-	tap_plan(11 + 12 + 9 + 9 + 3);
+	tap_plan(11 + 12 + 9 + 9 + 3 + 7);
 	tap_ok(r2cc_notify_source(NULL) == 0, "notify_source(NULL): 0");
 	tap_ok(r2cc_notify_source(ctx) == 0,
 	       "notify_source of something not a context: 0");
@@ -403,5 +461,6 @@ int main(void)
 	test_opts_sizes();
 	test_out_sizes();
 	test_stats_sizes();
+	test_nic_window();
 	return tap_done();
 }

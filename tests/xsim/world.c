@@ -408,6 +408,8 @@ static struct r2cc_ctx *mk_ctx(int node)
 	ctx->tune.stall_ms = 100;
 	ctx->tune.degrade_hold_ms = 50;
 	ctx->tune.rail_depth = W.cfg->rail_depth;
+	ctx->tune.nic_window = W.cfg->nic_window ? W.cfg->nic_window :
+			       W.cfg->rail_depth * CHUNK;
 	ctx->tune.tcp_fallback = W.cfg->fallback;
 	r2cc_obj_add(ctx, R2CC_OBJ_CTX);
 	return ctx;
@@ -1310,6 +1312,32 @@ static void step(bool faults)
 		fault();
 }
 
+/*
+ * A NIC's count of work requests in flight is the sum of its rails', and
+ * never above its window: what the scheduler leans on.
+ */
+static void check_nic_window(int n)
+{
+	const struct r2cc_ctx *ctx = W.ctx[n];
+	const struct r2cc_conn *c;
+	int i, sum[R2CC_MAX_NICS] = { 0 };
+	uint32_t slots = W.cfg->nic_window ? W.cfg->nic_window / CHUNK :
+					    W.cfg->rail_depth;
+
+	for (c = ctx->conns; c; c = c->next)
+		for (i = 0; i < c->nrails; i++)
+			sum[c->rails[i].nic] += c->rails[i].outstanding;
+	for (i = 0; i < ctx->nnics; i++) {
+		if (ctx->nics[i].wrs != sum[i])
+			fail("node %d NIC %d: %d WRs counted, its rails have %d",
+			     n, i, ctx->nics[i].wrs, sum[i]);
+		if (ctx->nics[i].wrs < 0 ||
+		    ctx->nics[i].wrs > (int)(slots ? slots : 1))
+			fail("node %d NIC %d: %d WRs in flight, window %u",
+			     n, i, ctx->nics[i].wrs, slots ? slots : 1);
+	}
+}
+
 static void check_bounds(void)
 {
 	int n;
@@ -1317,6 +1345,7 @@ static void check_bounds(void)
 	for (n = 0; n < XS_NODES; n++) {
 		const struct r2cc_conn *c = W.conn[n];
 
+		check_nic_window(n);
 		if (c->ctl.out_len - c->ctl.out_off > CTRL_BOUND ||
 		    c->ctl.out_cap > 2 * CTRL_BOUND)
 			fail("node %d: control queue grew to %zu bytes", n,
@@ -1449,8 +1478,14 @@ static void teardown(void)
 		fail("receiver's buffer still in use after close");
 	W.smr = W.rmr = NULL;
 	for (n = 0; n < XS_NODES; n++) {
+		int i;
+
 		if (!W.ctx[n])
 			continue;
+		for (i = 0; i < W.ctx[n]->nnics; i++)
+			if (!W.failed && W.ctx[n]->nics[i].wrs)
+				fail("node %d NIC %d: %d WRs counted after close",
+				     n, i, W.ctx[n]->nics[i].wrs);
 		r2cc_obj_del(W.ctx[n]);
 		free(W.ctx[n]);
 		W.ctx[n] = NULL;
@@ -1602,6 +1637,9 @@ void xs_config_draw(struct xs_config *cfg, uint64_t seed)
 	cfg->fence_part_max = xs_chance(&r, 1, 2) ? 48 + xs_below(&r, 2048) : 0;
 	/* Drawn last, so that the draws above stay what they were per seed. */
 	cfg->nic_dup = xs_chance(&r, 1, 8);
+	/* Half the runs: a NIC window below the rail depth, down to one slot. */
+	if (xs_chance(&r, 1, 2))
+		cfg->nic_window = CHUNK / 2 + xs_below(&r, CHUNK * 8);
 }
 
 /* ------------------------------------------------------------ fuzzing */

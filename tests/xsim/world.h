@@ -35,6 +35,7 @@ struct xs_config {
 	bool ib;			/* InfiniBand ports (else RoCE) */
 	bool fallback;			/* TCP fallback when no rail is left */
 	uint32_t rail_depth;
+	uint32_t nic_window;		/* bytes in flight per NIC, 0: default */
 	int nmsgs;			/* messages in the stream */
 	uint32_t max_chunks;		/* largest message, in chunks */
 	int send_window;		/* sends the application keeps open */

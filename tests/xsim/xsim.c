@@ -28,9 +28,9 @@ static double wall(void)
 
 static void describe(const struct xs_config *c)
 {
-	printf("#   rails %d %s, fallback %s, depth %u, %d messages of up to %u chunks, window %d, groups of %d, %d faults%s%s\n",
+	printf("#   rails %d %s, fallback %s, depth %u, NIC window %u, %d messages of up to %u chunks, window %d, groups of %d, %d faults%s%s\n",
 	       c->nrails, c->ib ? "IB" : "RoCE", c->fallback ? "tcp" : "none",
-	       c->rail_depth, c->nmsgs, c->max_chunks, c->send_window,
+	       c->rail_depth, c->nic_window, c->nmsgs, c->max_chunks, c->send_window,
 	       c->max_group, c->faults, c->enomem ? ", ENOMEM" : "",
 	       c->nic_dup ? ", NIC doubles writes" : "");
 	if (c->primary)
@@ -214,6 +214,8 @@ static void shape_standby_two(struct xs_config *c)
 static void shape_nic_dup(struct xs_config *c)
 {
 	c->nic_dup = true;
+	/* A full rail depth in flight: more writes for the NIC to double. */
+	c->nic_window = 0;
 }
 
 static bool dups_dropped(void)
