@@ -268,6 +268,14 @@ struct r2cc_comm {
 	 * a share's slice is reduced.
 	 */
 	bool optimal;
+	/*
+	 * auto on the mesh: whether it may run the optimal allreduce, and
+	 * whether it does for the view of collective d_seq (coll_run.c).
+	 */
+	bool d_auto;
+	bool d_pick;
+	bool d_valid;
+	uint32_t d_seq;
 	const struct coll_io *io;
 	uint32_t dw_seq;
 	bool dw_valid;

@@ -271,11 +271,15 @@ static int comm_algo(struct r2cc_comm *c, struct r2cc_boot *boot,
 	free(all);
 	/*
 	 * auto runs the weighted ring where the engine's schedule model has
-	 * it clearly faster (coll_sched.c), the ring everywhere else
+	 * it clearly faster (coll_sched.c), the ring everywhere else; on the
+	 * mesh, the optimal allreduce first (coll_auto_direct)
 	 */
 	c->weighted = mine.algo == R2CC_COLL_ALGO_WEIGHTED;
 	c->w_auto = mine.algo == R2CC_COLL_ALGO_AUTO;
 	c->optimal = mine.algo == R2CC_COLL_ALGO_OPTIMAL && c->n > 1;
+	/* and the optimal allreduce where the view makes it worth it */
+	c->d_auto = c->w_auto && mesh && c->n >= 3 &&
+		    c->n <= COLL_AUTO_DIRECT_MAX;
 	c->w = calloc((size_t)c->n, sizeof(*c->w));
 	return ret ? ret : c->w ? 0 : -ENOMEM;
 }
@@ -333,7 +337,7 @@ R2CC_EXPORT int r2cc_comm_init(struct r2cc_ctx *ctx, struct r2cc_boot *boot,
 		ret = comm_algo(c, boot, o.algo, o.flags & R2CC_COMM_MESH);
 	if (!ret && c->n > 1)
 		ret = comm_stage(c);
-	if (!ret && c->optimal)
+	if (!ret && (c->optimal || c->d_auto))
 		ret = coll_direct_stage(c);
 	if (!ret && c->n > 1 && (o.flags & R2CC_COMM_MESH))
 		ret = comm_mesh(c, boot, o.primary,

@@ -469,6 +469,36 @@ static int coll_pick(struct r2cc_coll *q)
 }
 
 /*
+ * auto on the mesh: whether allreduces of the agreed view run as the
+ * optimal allreduce (coll_auto_direct), asked once per view; 1, 0 or
+ * -ENOMEM.  The view and the rule are the same on every rank.
+ */
+static int coll_pick_direct(struct r2cc_comm *c, uint32_t seq)
+{
+	double *tmp;
+	bool pick;
+
+	if (!c->d_auto || !c->view_valid)
+		return 0;
+	if (c->d_valid && c->d_seq == c->view_seq)
+		return c->d_pick;
+	tmp = calloc(3 * (size_t)c->n, sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	pick = coll_auto_direct(c->n, c->view, tmp);
+	free(tmp);
+	if (pick != (c->d_valid && c->d_pick))
+		r2cc_log(c->ctx, R2CC_LOG_INFO,
+			 "auto: allreduces run as %s from collective #%u (the optimal allreduce's model %s %.2f of the ring's)",
+			 pick ? "the optimal allreduce" : "a ring", seq,
+			 pick ? "at most" : "above", COLL_DIRECT_MARGIN);
+	c->d_seq = c->view_seq;
+	c->d_valid = true;
+	c->d_pick = pick;
+	return pick;
+}
+
+/*
  * Fix a ring collective's geometry when it starts, not when it is issued:
  * every rank has adopted the same view when the same collective starts
  * (coll_view.c), but at issue an earlier one may still be running here
@@ -483,7 +513,11 @@ static int coll_start(struct r2cc_coll *q)
 	q->started = true;
 	if (q->algo == COLL_ALGO_RD)
 		return 0;
-	if (c->optimal && q->kind == COLL_ALLREDUCE)
+	ret = q->kind == COLL_ALLREDUCE && !c->optimal ?
+	      coll_pick_direct(c, q->seq) : 0;
+	if (ret < 0)
+		return ret;
+	if (q->kind == COLL_ALLREDUCE && (c->optimal || ret))
 		return coll_direct_start(q);
 	ret = q->kind == COLL_ALLREDUCE ? coll_pick(q) : 0;
 	if (ret < 0)

@@ -148,7 +148,7 @@ void coll_equal_weights(int n, uint32_t *w)
 
 /*
  * A view as bandwidths relative to the fastest rank (@bw); false, with
- * equal weights in @w, when every rank has the same.
+ * equal weights in @w (unless NULL), when every rank has the same.
  */
 static bool view_bw(int n, const uint32_t *mbps, uint32_t *w, double *bw)
 {
@@ -161,7 +161,8 @@ static bool view_bw(int n, const uint32_t *mbps, uint32_t *w, double *bw)
 		uneven |= mbps[k] != mbps[0];
 	}
 	if (!uneven || top <= 0.0) {
-		coll_equal_weights(n, w);
+		if (w)
+			coll_equal_weights(n, w);
 		return false;
 	}
 	/*
@@ -299,4 +300,26 @@ bool coll_direct_wquant(int n, const uint32_t *mbps, uint32_t *w, double *tmp)
 			big = k;
 	w[big] += COLL_WEIGHT_ONE - given;
 	return true;
+}
+
+/*
+ * auto on a communicator with the mesh: the optimal allreduce for a view
+ * in which its model time, the bound, is at most COLL_DIRECT_MARGIN of
+ * the ring's.  Against the ring alone: the weighted ring is never below
+ * the bound either, and auto takes it only well under the ring
+ * (coll_sched_prefer_weighted).  An even view keeps the ring, which moves
+ * the same bytes and is what has been measured at every scale.
+ */
+bool coll_auto_direct(int n, const uint32_t *mbps, double *tmp)
+{
+	double *bw = tmp, *p = tmp + n, *eq = tmp + 2 * n, td, tr;
+	int k;
+
+	if (n < 3 || n > COLL_AUTO_DIRECT_MAX || !view_bw(n, mbps, NULL, bw))
+		return false;
+	td = coll_direct_weights(n, bw, p);
+	for (k = 0; k < n; k++)
+		eq[k] = 1.0 / n;
+	tr = coll_ring_time(n, bw, eq);
+	return td <= COLL_DIRECT_MARGIN * tr;
 }

@@ -52,6 +52,20 @@ double coll_direct_weights(int n, const double *bw, double *p);
 bool coll_direct_wquant(int n, const uint32_t *mbps, uint32_t *w, double *tmp);
 
 /*
+ * auto with the mesh runs the optimal allreduce where its model has it at
+ * most COLL_DIRECT_MARGIN of the ring's time, for 3 to COLL_AUTO_DIRECT_MAX
+ * ranks and an uneven view.  The margin covers what the testbed measured
+ * against the model (Documentation/coll.rst): 0.63 to 0.95 of the ring
+ * where the model said 0.67 to 0.80.  The rank limit bounds the staging
+ * auto registers at init for it (2 n depth slices) and keeps the
+ * schedule, whose slices shrink as 1/n, where it was measured.
+ */
+#define COLL_DIRECT_MARGIN	0.85
+#define COLL_AUTO_DIRECT_MAX	16
+/* coll_auto_direct: @tmp is room for 3 n doubles; the same on every rank. */
+bool coll_auto_direct(int n, const uint32_t *mbps, double *tmp);
+
+/*
  * Slices per chunk when the largest chunk holds @most elements and a
  * slice at most @cap: what the engine cuts (coll_run.c) and the schedule
  * model assumes (coll_sched.c).  At least one, for an empty chunk too.

@@ -32,7 +32,12 @@
 #   7. the optimal allreduce (R2CC_ALGO=optimal, on the mesh) against the
 #      ring and the weighted ring on the same mesh communicator, healthy,
 #      with node1's NIC 1 down, and with nodes 1 and 2 each down to one
-#      NIC, against T_LB (the model's time for the optimal shares).
+#      NIC, against T_LB (the model's time for the optimal shares); and
+#      auto (the default) on the same mesh, which picks the optimal
+#      allreduce where its model beats the ring by its margin.  Beside
+#      each: r2cc-sim's prediction for the same fabric (the shaped rate,
+#      NIC by NIC, and the same NICs down; no fitting): the ring as
+#      r2ccl-balance, optimal as r2cc-optimal, auto as r2cc-lib-mesh.
 #   --sections "3 5" runs only those of sections 3-7 (1 and 2 always run:
 #   B and the healthy time are the references).
 # Times are medians of rank 0's per-allreduce times, the first allreduce
@@ -190,16 +195,19 @@ mesh="COLL_MESH=1 R2CC_COLL_RD_MAX=0"
 {
 oh=$(allreduces $mesh R2CC_ALGO=optimal)
 rh=$(allreduces $mesh R2CC_ALGO=ring)
+ah=$(allreduces $mesh R2CC_ALGO=auto)
 "$tb" link node1 1 down
 sleep 2
 o1=$(allreduces $mesh R2CC_ALGO=optimal)
 r1=$(allreduces $mesh R2CC_ALGO=ring)
 w1=$(allreduces $mesh R2CC_ALGO=weighted)
+a1=$(allreduces $mesh R2CC_ALGO=auto)
 "$tb" link node2 1 down
 sleep 2
 o2=$(allreduces $mesh R2CC_ALGO=optimal)
 r2=$(allreduces $mesh R2CC_ALGO=ring)
 w2=$(allreduces $mesh R2CC_ALGO=weighted)
+a2=$(allreduces $mesh R2CC_ALGO=auto)
 "$tb" link node1 1 up
 "$tb" link node2 1 up
 }
@@ -207,5 +215,40 @@ d=$(echo "scale=4; $size * 8 / ($B * 1000000)" | bc)
 echo "healthy: optimal ${oh:-?} s, ring ${rh:-?} s; optimal / ring $(ratio "$oh" "$rh"); bound 2(n-1)/n D/B = $(echo "scale=4; 2 * ($nodes - 1) / $nodes * $d" | bc) s"
 echo "beta $beta: optimal ${o1:-?} s, ring ${r1:-?} s, weighted ${w1:-?} s; optimal / ring $(ratio "$o1" "$r1"); optimal / T_LB $(ratio "$o1" "$(lb "$beta")"); T_LB $(lb "$beta") s"
 echo "two at beta $beta: optimal ${o2:-?} s, ring ${r2:-?} s, weighted ${w2:-?} s; optimal / ring $(ratio "$o2" "$r2")"
+echo "auto: healthy ${ah:-?} s ($(ratio "$ah" "$rh") of the ring), beta $beta ${a1:-?} s ($(ratio "$a1" "$r1"); / T_LB $(ratio "$a1" "$(lb "$beta")")), two at beta ${a2:-?} s ($(ratio "$a2" "$r2"))"
+# sim_t STRATEGY [N:K ...]: r2cc-sim's seconds for one allreduce with
+# NIC K of node N down from the start
+sim_t() {
+	local st=$1 x args=()
+	shift
+	for x in "$@"; do args+=(--fail "$x@0"); done
+	"$build/tools/r2cc-sim" --nodes "$nodes" --gpus 1 --nics "$nics" \
+		--nic-gbps "$(echo "scale=6; $rate / 1000" | bc)" --size "$size" \
+		--iters 1 --r2ccl-detect-s 0 --port-detect-us 0 --csv \
+		--strategy "$st" "${args[@]}" | awk -F, 'NR == 2 {print $2 + 0}'
+}
+# The last column divides by the healthy ring's measured / predicted:
+# the prediction with B fitted to that one case.
+echo "r2cc-sim at $rate Mbit/s per NIC: case, measured s, predicted s, measured / predicted, the same over the healthy ring's"
+fit=""
+# shellcheck disable=SC2086
+while read -r what m st f; do
+	p=$(sim_t "$st" $f)
+	r="?" q="?"
+	[ "$m" != "?" ] && [ -n "$p" ] && r=$(ratio "$m" "$p")
+	[ -z "$fit" ] && fit=$r
+	[ "$r" != "?" ] && [ "$fit" != "?" ] && q=$(ratio "$r" "$fit")
+	printf '  %-28s %8s %8s %6s %6s\n' "$what" "$m" "${p:-?}" "$r" "$q"
+done <<EOT
+healthy,ring ${rh:-?} r2ccl-balance
+healthy,optimal ${oh:-?} r2cc-optimal
+healthy,auto ${ah:-?} r2cc-lib-mesh
+beta-$beta,ring ${r1:-?} r2ccl-balance 1:1
+beta-$beta,optimal ${o1:-?} r2cc-optimal 1:1
+beta-$beta,auto ${a1:-?} r2cc-lib-mesh 1:1
+two-at-$beta,ring ${r2:-?} r2ccl-balance 1:1 2:1
+two-at-$beta,optimal ${o2:-?} r2cc-optimal 1:1 2:1
+two-at-$beta,auto ${a2:-?} r2cc-lib-mesh 1:1 2:1
+EOT
 fi
 rm -rf "$out"

@@ -9,6 +9,10 @@
  * inner phases approximately.  r2cc-allreduce (decomposition forced even
  * where a ring is cheaper) and r2cc-overlap (split tied to the bandwidth
  * order) are not monotone there; Documentation/sim.rst shows by how much.
+ * Neither is r2cc-lib-mesh's allreduce: auto takes the optimal allreduce
+ * only once its model is 0.85 of the ring's, so at that point a little
+ * more loss makes it up to 15% faster; it is checked for the other
+ * collectives, and its allreduce in tests/sim/lib_auto_mesh.
  */
 #include <string.h>
 
@@ -29,7 +33,8 @@ int main(void)
 		for (t = 0; t < COLL_NR; t++) {
 			double prev = 0.0;
 
-			if (t == COLL_SENDRECV)
+			if (t == COLL_SENDRECV ||
+			    (t == COLL_ALLREDUCE && s == ST_R2CC_LIB_MESH))
 				continue;
 			for (step = 0; step <= 20; step++) {
 				double x;
@@ -52,7 +57,8 @@ int main(void)
 
 		s = trial % ST_NR;
 		t = trial % 2 ? COLL_ALLREDUCE : (trial / 2) % COLL_SENDRECV;
-		if (t == COLL_ALLREDUCE && (s == ST_R2CC_AR || s == ST_R2CC_OV))
+		if (t == COLL_ALLREDUCE && (s == ST_R2CC_AR || s == ST_R2CC_OV ||
+					    s == ST_R2CC_LIB_MESH))
 			continue;
 		tol = t == COLL_ALLREDUCE && s == ST_R2CC ? 1e-3 : 1e-12;
 		for (k = 0; k < n; k++) {

@@ -5,7 +5,8 @@
  * Its shares: with one rank at beta of the others' bandwidth the model's
  * time is the R2CCL paper's T_LB = max(1 / beta, 2 (n - 1) / (n - 1 +
  * beta)) for every beta and n; on random views it is never slower than
- * the ring or the weighted ring, and no split on a grid beats it.
+ * the ring or the weighted ring, and no split on a grid beats it; auto
+ * on the mesh takes it exactly where the model has it under the margin.
  *
  * Its engine: every rank's real coll_direct_step() runs against a
  * simulated network (each ordered pair's messages matched in order, as
@@ -161,6 +162,57 @@ static void test_quant(void)
 	tap_ok(uneven && !w[1] && !w[2] && sum == COLL_WEIGHT_ONE,
 	       "two ranks with no NIC left: shares 0 and 0, the rest to the others (%u %u %u %u)",
 	       w[0], w[1], w[2], w[3]);
+}
+
+/*
+ * auto on the mesh (coll_auto_direct): the optimal allreduce exactly where
+ * the model has it at most COLL_DIRECT_MARGIN of the ring's time, for 3 to
+ * COLL_AUTO_DIRECT_MAX ranks and an uneven view.
+ */
+static void test_auto(void)
+{
+	uint32_t mbps[COLL_AUTO_DIRECT_MAX + 1];
+	double tmp[3 * (COLL_AUTO_DIRECT_MAX + 1)], bw[MAXN], p[MAXN], eq[MAXN];
+	int k, n, i, wrong = 0, picked = 0;
+	bool fixed;
+
+	for (k = 0; k <= COLL_AUTO_DIRECT_MAX; k++)
+		mbps[k] = 200;
+	fixed = !coll_auto_direct(4, mbps, tmp);
+	mbps[1] = 100;
+	fixed = fixed && coll_auto_direct(4, mbps, tmp) &&
+		!coll_auto_direct(2, mbps, tmp) &&
+		!coll_auto_direct(COLL_AUTO_DIRECT_MAX + 1, mbps, tmp) &&
+		coll_auto_direct(COLL_AUTO_DIRECT_MAX, mbps, tmp);
+	mbps[1] = 180;
+	fixed = fixed && !coll_auto_direct(4, mbps, tmp);
+	mbps[1] = 0;
+	fixed = fixed && coll_auto_direct(4, mbps, tmp);
+	tap_ok(fixed, "auto on the mesh: the ring when healthy, at 2 ranks, past %d ranks and at 0.9; the optimal allreduce at 1/2 and with no NIC left",
+	       COLL_AUTO_DIRECT_MAX);
+	for (i = 0; i < 2000; i++) {
+		double top = 0.0, td, tr;
+		bool even = true;
+
+		n = 3 + (int)(rnd() % (MAXN - 2));
+		for (k = 0; k < n; k++) {
+			mbps[k] = rnd() % 3 ? 400 : (uint32_t)(rnd() % 401);
+			top = dmax(top, mbps[k]);
+			even &= mbps[k] == mbps[0];
+		}
+		for (k = 0; k < n && top > 0; k++)
+			bw[k] = dmax(mbps[k], top / 64.0) / top;
+		for (k = 0; k < n; k++)
+			eq[k] = 1.0 / n;
+		td = coll_direct_weights(n, bw, p);
+		tr = coll_ring_time(n, bw, eq);
+		fixed = !even && top > 0 && td <= COLL_DIRECT_MARGIN * tr;
+		picked += fixed;
+		wrong += coll_auto_direct(n, mbps, tmp) != fixed;
+	}
+	tap_ok(!wrong && picked > 100 && picked < 1900,
+	       "2000 random views of 3 to %d ranks: the optimal allreduce exactly where its model is at most %.2f of the ring's (%d picked, %d wrong)",
+	       MAXN, COLL_DIRECT_MARGIN, picked, wrong);
 }
 
 /* ------------------------------------------------------- the network */
@@ -571,12 +623,13 @@ static void test_hostile(void)
 
 int main(void)
 {
-	tap_plan(11);
+	tap_plan(13);
 	rs = 88172645463325252ull;
 	test_bound();
 	test_random_views();
 	test_grid();
 	test_quant();
+	test_auto();
 	test_engine();
 	test_hostile();
 	return tap_done();

@@ -211,7 +211,7 @@ static int parse_choice(const struct opt *o, const char *val,
 		return bad(o->name, val, "expected all or a comma list of "
 			   "nccl, nccl-failover, r2ccl-balance, "
 			   "r2cc-allreduce, r2cc, r2cc-overlap, r2cc-lib, "
-			   "r2cc-optimal");
+			   "r2cc-optimal, r2cc-lib-mesh");
 	}
 	return 0;
 }

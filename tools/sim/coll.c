@@ -472,6 +472,25 @@ int ar_lib_weighted(const double *bw, int n, double bytes)
 	return rc;
 }
 
+int ar_lib_auto(const double *bw, int n, double bytes, bool mesh)
+{
+	uint32_t *mbps = calloc((size_t)n, sizeof(*mbps));
+	double *tmp = calloc((size_t)n * 3, sizeof(*tmp));
+	int rc = -1;
+
+	if (mbps && tmp) {
+		view_mbps(bw, n, mbps);
+		rc = mesh && coll_auto_direct(n, mbps, tmp) ? AR_DIRECT : -2;
+	}
+	free(mbps);
+	free(tmp);
+	if (rc == -2) {
+		rc = ar_lib_weighted(bw, n, bytes);
+		rc = rc < 0 ? -1 : rc ? AR_WEIGHTED : AR_RING;
+	}
+	return rc;
+}
+
 static const double *by_bw_v;
 
 static int by_bw(const void *a, const void *b)

@@ -83,6 +83,13 @@ const char *ar_algo_name(enum ar_algo a);
  * @bw (bytes/s): lib/coll_sched.c's answer.  -1 when out of memory.
  */
 int ar_lib_weighted(const double *bw, int n, double bytes);
+/*
+ * The allreduce libr2cc's auto runs (lib/coll_weight.c's
+ * coll_auto_direct on a communicator with the mesh, @mesh, then
+ * ar_lib_weighted): AR_DIRECT, AR_WEIGHTED or AR_RING; -1 when out of
+ * memory.
+ */
+int ar_lib_auto(const double *bw, int n, double bytes, bool mesh);
 
 /* Closed forms of the paper's single-degraded-node model. */
 double cf_balance(double x);
@@ -92,7 +99,7 @@ double cf_r2cc_ar(int n, double x);
 
 enum strat_id {
 	ST_NCCL, ST_NCCL_FO, ST_BALANCE, ST_R2CC_AR, ST_R2CC, ST_R2CC_OV,
-	ST_R2CC_LIB, ST_R2CC_OPT,
+	ST_R2CC_LIB, ST_R2CC_OPT, ST_R2CC_LIB_MESH,
 	ST_NR
 };
 
@@ -117,6 +124,8 @@ struct strategy {
 	 * the weighted ring where the library's schedule model picks it.
 	 */
 	bool lib_auto;
+	/* ... on a communicator with the mesh (R2CC_COMM_MESH) */
+	bool lib_mesh;
 };
 
 extern const struct strategy strategies[ST_NR];

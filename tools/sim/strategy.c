@@ -46,6 +46,11 @@ const struct strategy strategies[ST_NR] = {
 		.name = "r2cc-optimal", .share = SHARE_BALANCE,
 		.algos = B(AR_DIRECT),
 	},
+	[ST_R2CC_LIB_MESH] = {
+		.name = "r2cc-lib-mesh", .share = SHARE_BALANCE,
+		.algos = B(AR_RING) | B(AR_WEIGHTED) | B(AR_DIRECT),
+		.lib_auto = true, .lib_mesh = true,
+	},
 };
 
 /*
@@ -72,6 +77,7 @@ double strat_detect(enum strat_id s, const struct detect_params *d,
 	case ST_R2CC_OV:
 	case ST_R2CC_LIB:
 	case ST_R2CC_OPT:
+	case ST_R2CC_LIB_MESH:
 		return silent ? d->stall_detect : d->port_detect;
 	case ST_NR:
 		break;

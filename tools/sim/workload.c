@@ -136,11 +136,11 @@ double wl_coll_time(const struct workload *w, const struct state_view *v,
 			return INFINITY;
 	}
 	if (st->lib_auto && t == COLL_ALLREDUCE) {
-		int wr = ar_lib_weighted(scratch, n, bytes);
+		int pick = ar_lib_auto(scratch, n, bytes, st->lib_mesh);
 
-		if (wr < 0)
+		if (pick < 0)
 			return INFINITY;
-		algos = 1u << (wr ? AR_WEIGHTED : AR_RING);
+		algos = 1u << pick;
 	}
 	if (plan_init(&p, n, 4))
 		return INFINITY;
