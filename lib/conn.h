@@ -59,6 +59,13 @@ struct r2cc_conn {
 	uint64_t detect_ns;		/* last failure detected, for repair */
 	uint64_t event_ns;		/* time of the NIC event being handled */
 	bool repair_open;
+	/* When the open repair reached each phase (0: not yet), for stats. */
+	struct {
+		uint64_t seen;		/* this end acted on the failure */
+		uint64_t fenced;	/* the peer's fence report, whole */
+		uint64_t settled;	/* every chunk's fate known */
+		uint64_t posted;	/* the first re-sent chunk posted */
+	} rep;
 	bool fallback;			/* no rail: over TCP */
 	struct r2cc_conn_stats st;
 	/* QPs replaced by a failback, destroyed a while later (rail.c) */

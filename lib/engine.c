@@ -324,10 +324,13 @@ static bool post_chunk(struct r2cc_conn *c, struct rail *r, struct msg *m,
 		r->last_progress_ns = r2cc_now_ns();
 	rail_out(r, r->outstanding + 1);
 	r->used++;
-	if (m->chunk_rail[k] & RESENT)
+	if (m->chunk_rail[k] & RESENT) {
 		r2cc_log(c->ctx, R2CC_LOG_DEBUG,
 			 "message %u chunk %u sent again on rail %d", m->id, k,
 			 ri);
+		if (c->repair_open && !c->rep.posted)
+			c->rep.posted = r2cc_now_ns();
+	}
 	m->chunk_state[k] = CH_POSTED;
 	m->chunk_rail[k] = (uint8_t)(ri | (m->chunk_rail[k] & RESENT));
 	r->vtime += (len ? len : 1) * 1000 / weight(c, r);
@@ -346,8 +349,15 @@ static void schedule(struct r2cc_conn *c)
 			return;
 }
 
+/* Nanoseconds from detection to phase time @at; 0 if it was not reached. */
+static uint64_t since_seen(const struct r2cc_conn *c, uint64_t at)
+{
+	return at > c->rep.seen ? at - c->rep.seen : 0;
+}
+
 static void repaired(struct r2cc_conn *c)
 {
+	struct r2cc_conn_stats *s = &c->st;
 	uint64_t t;
 
 	if (!c->repair_open)
@@ -355,11 +365,22 @@ static void repaired(struct r2cc_conn *c)
 	t = r2cc_now_ns() - c->detect_ns;
 	c->repair_open = false;
 	R2CC_PROBE(repair, c, t);
-	c->st.repairs++;
-	c->st.repair_ns_last = t;
-	if (t > c->st.repair_ns_max)
-		c->st.repair_ns_max = t;
-	r2cc_log(c->ctx, R2CC_LOG_INFO, "repaired in %.3f ms", t / 1e6);
+	s->repairs++;
+	s->repair_ns_last = t;
+	if (t > s->repair_ns_max)
+		s->repair_ns_max = t;
+	s->repair_notice_ns_last = c->rep.seen - c->detect_ns;
+	s->repair_fenced_ns_last = since_seen(c, c->rep.fenced);
+	s->repair_settled_ns_last = since_seen(c, c->rep.settled);
+	s->repair_posted_ns_last = since_seen(c, c->rep.posted);
+	if (s->repair_posted_ns_last > s->repair_posted_ns_max)
+		s->repair_posted_ns_max = s->repair_posted_ns_last;
+	r2cc_log(c->ctx, R2CC_LOG_INFO,
+		 "repaired in %.3f ms (detected %.3f ms after the port event; then the peer's fence report %.3f ms, chunks settled %.3f ms, first re-send posted %.3f ms)",
+		 t / 1e6, s->repair_notice_ns_last / 1e6,
+		 s->repair_fenced_ns_last / 1e6,
+		 s->repair_settled_ns_last / 1e6,
+		 s->repair_posted_ns_last / 1e6);
 }
 
 static void chunk_done(struct r2cc_conn *c, struct msg *m, uint32_t k,
@@ -521,6 +542,8 @@ void xfer_sender_resolve(struct r2cc_conn *c, struct rail *r)
 	int ri = rail_idx(c, r);
 	uint32_t i, k;
 
+	if (c->repair_open && !c->rep.settled)
+		c->rep.settled = r2cc_now_ns();
 	/* The parts were checked as they came in (rail.c, fenced_ok). */
 	while (p < end) {
 		const struct wire_fenced *f = (const void *)p;

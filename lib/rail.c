@@ -377,6 +377,8 @@ int rail_fail(struct r2cc_conn *c, struct rail *r, const char *why)
 			c->repair_open = true;
 			c->detect_ns = c->event_ns && c->event_ns <= now ?
 				       c->event_ns : now;
+			memset(&c->rep, 0, sizeof(c->rep));
+			c->rep.seen = now;
 		}
 	}
 	/* The peer hears of the failure before the report that locates it. */
@@ -733,6 +735,8 @@ static int on_fenced(struct r2cc_conn *c, const void *p, size_t len,
 	if (!(f->flags & WIRE_FENCED_LAST))
 		return 0;
 	r->peer_fenced = true;
+	if (c->repair_open && !c->rep.fenced)
+		c->rep.fenced = r2cc_now_ns();
 	r->told_down = true;	/* the receiver knows */
 	return rail_fail(c, r, "peer fenced it");
 }

@@ -10,8 +10,14 @@
 #      (N rounds, alternating, medians);
 #   2. a cable cut every few seconds during one long r2cc-perf run:
 #      repair latency (port event to first re-sent chunk completed, in
-#      the guest) median and p99, and the throughput while one rail is
-#      down against that rail's ib_write_bw;
+#      the guest) median and p99, each phase of the repair from the
+#      library's own timestamps (r2cc_conn_stats: port event to
+#      detection; from detection, the peer's fence report, every chunk
+#      settled, the first re-sent chunk posted and completed), and the
+#      throughput while one rail is down against that rail's ib_write_bw;
+#      2b. the same with the library's default 64 KiB chunks;
+#      2c. a black hole instead of a cut (no port event: the stall
+#      detector finds it), detection to traffic moving again;
 #   3. the same cut under ib_write_bw alone: what a CCL without r2cc sees.
 # Chunks are 16 KiB here (the library's default is 64 KiB): a failed-over
 # chunk queues behind what is in flight on the surviving rail, and at
@@ -83,34 +89,85 @@ s=$(echo "$(median <"$out/rail0") + $(median <"$out/rail1")" | bc)
 r=$(median <"$out/r2cc")
 echo "median: sum of ib_write_bw $s, r2cc-perf $r Mbit/s, ratio $(echo "scale=3; $r / $s" | bc)"
 
-echo "== 2. a cable cut every 3 s during one r2cc-perf run ($cuts cuts)"
-secs=$((cuts * 3 + 4))
+# phases LOG: each "repaired in" line of the sender's library log as
+# "T N F S P" (ms): port event (or detection) to the first re-sent chunk
+# completed, port event to detection, and from detection the peer's fence
+# report, every chunk settled, the first re-sent chunk posted.
+phases() {
+	sed -n 's/.*repaired in \([0-9.]*\) ms (detected \([0-9.]*\) ms after the port event; then the peer.s fence report \([0-9.]*\) ms, chunks settled \([0-9.]*\) ms, first re-send posted \([0-9.]*\) ms).*/\1 \2 \3 \4 \5/p' "$1"
+}
+
+# repair_summary LOG WHAT: medians and p99s of the repairs in LOG, one
+# line per measure (the first keeps the older summary's form).
+repair_summary() {
+	local f=$out/phases n
+	phases "$1" >"$f"
+	n=$(wc -l <"$f")
+	ms() { awk "{print $1}" "$f" | "$2"; }
+	echo "repairs: $n of $2"
+	echo "repair latency median $(ms '$1' median) ms, p99 $(ms '$1' p99) ms (port event to first re-sent chunk completed)"
+	echo "  port event -> detection: median $(ms '$2' median) ms, p99 $(ms '$2' p99) ms"
+	echo "  detection -> peer's fence report: median $(ms '$3' median) ms, p99 $(ms '$3' p99) ms"
+	echo "  detection -> chunks settled: median $(ms '$4' median) ms, p99 $(ms '$4' p99) ms"
+	echo "  detection -> first re-sent chunk posted: posted median $(ms '$5' median) ms, p99 $(ms '$5' p99) ms"
+	echo "  detection -> first re-sent chunk completed: median $(ms '$1 - $2' median) ms, p99 $(ms '$1 - $2' p99) ms"
+}
+
+# cuts_run CHUNK: section 2 with chunks of CHUNK bytes.
+cuts_run() {
+	local secs=$((cuts * 3 + 4)) cutter one r0
+	chunk=$1
+	(
+		sleep 4
+		for ((i = 0; i < cuts; i++)); do
+			"$tb" link node0 1 down
+			sleep 1.5
+			"$tb" link node0 1 up
+			sleep 1.5
+		done
+	) &
+	cutter=$!
+	perf_run "$secs"
+	wait "$cutter"
+	repair_summary "$out/send.log" "$cuts cuts"
+	grep '^r2cc-perf-result' "$out/recv.log" | tr ' ' '\n' |
+		grep -E '^(bytes|verified|bad|mbps|failovers)='  | tr '\n' ' '
+	echo
+	"$tb" exec node1 -- cat /tmp/bench-1.csv >"$out/cut.csv"
+	# Intervals with rail 1 down (after the first 300 ms of each cut):
+	# what one rail carried, against rail 0's own ib_write_bw.
+	one=$(awk -F, 'NR > 1 && $6 == "DOWN" {
+		if (prev == "DOWN") print $3 + $4; prev = $6; next } { prev = $6 }' \
+		"$out/cut.csv" | median)
+	r0=$(median <"$out/rail0")
+	echo "while rail 1 was down: median ${one:-?} Mbit/s per 100 ms against rail 0's ib_write_bw $r0, ratio $(echo "scale=3; ${one:-0} / $r0" | bc)"
+	cp "$out/send.log" "$out/send-$1.log"
+}
+
+echo "== 2. a cable cut every 3 s during one r2cc-perf run ($cuts cuts), $chunk-byte chunks"
+cuts_run "$chunk"
+chunk0=$chunk
+echo "== 2b. the same with the library's default chunks (65536 bytes)"
+cuts_run 65536
+chunk=$chunk0
+
+# A black hole on rail 1 (frames dropped, carrier up) every 3 s: no port
+# event, so the stall detector finds it; its repair runs from detection
+# to the first re-sent chunk completed, when traffic is moving again.
+echo "== 2c. a black hole on rail 1 every 3 s ($cuts holes, R2CC_STALL_MS=100)"
 (
 	sleep 4
 	for ((i = 0; i < cuts; i++)); do
-		"$tb" link node0 1 down
+		"$tb" blackhole node0 1 on
 		sleep 1.5
-		"$tb" link node0 1 up
+		"$tb" blackhole node0 1 off
 		sleep 1.5
 	done
 ) &
 cutter=$!
-perf_run "$secs"
+env="R2CC_SOCKET_IFNAME=ctl0 R2CC_STALL_MS=100" perf_run $((cuts * 3 + 4))
 wait "$cutter"
-grep -o 'repaired in [0-9.]* ms' "$out/send.log" | awk '{print $3}' >"$out/repair"
-echo "repairs: $(wc -l <"$out/repair") of $cuts cuts; repair latency median $(median <"$out/repair") ms, p99 $(p99 <"$out/repair") ms"
-grep '^r2cc-perf-result' "$out/recv.log" | tr ' ' '\n' |
-	grep -E '^(bytes|verified|bad|mbps|failovers)='  | tr '\n' ' '
-echo
-"$tb" exec node1 -- cat /tmp/bench-1.csv >"$out/cut.csv"
-# Intervals with rail 1 down (after the first 300 ms of each cut): what
-# one rail carried, against rail 0's own ib_write_bw.
-one=$(awk -F, 'NR > 1 && $6 == "DOWN" {
-	if (prev == "DOWN") print $3 + $4; prev = $6; next } { prev = $6 }' \
-	"$out/cut.csv" | median)
-r0=$(median <"$out/rail0")
-echo "while rail 1 was down: median ${one:-?} Mbit/s per 100 ms against rail 0's ib_write_bw $r0, ratio $(echo "scale=3; ${one:-0} / $r0" | bc)"
-
+repair_summary "$out/send.log" "$cuts holes" | sed -n '4,$p'
 echo "== 3. the same cut under ib_write_bw alone (rail 1, cut at 3 s, watched for 45 s)"
 "$tb" exec --timeout 50 node1 -- ib_write_bw -d rxe1 -x 1 -s 65536 -D 30 -F \
 	--report_gbits >"$out/wbs.log" 2>&1 &

@@ -457,6 +457,16 @@ struct r2cc_conn_stats {
 	uint64_t repair_ns_last;	/* detection to first re-sent completion */
 	uint64_t repair_ns_max;
 	uint64_t dup_chunks;	/* receiver: chunks the NIC delivered twice */
+	/*
+	 * The last repair's phases.  Detection is when this end acted on the
+	 * failure; repair_ns_* above run from the port event when one caused
+	 * it, from detection otherwise.
+	 */
+	uint64_t repair_notice_ns_last;	/* port event to detection; 0: none */
+	uint64_t repair_fenced_ns_last;	/* detection to the peer's fence report */
+	uint64_t repair_settled_ns_last;	/* ... to every chunk's fate known */
+	uint64_t repair_posted_ns_last;	/* ... to the first re-sent chunk posted */
+	uint64_t repair_posted_ns_max;
 };
 
 /*

@@ -1338,6 +1338,35 @@ static void check_nic_window(int n)
 	}
 }
 
+/*
+ * The last repair's phases (r2cc_conn_stats) run from detection, which
+ * the port event precedes, and none of them after the re-sent chunk
+ * completed.
+ */
+static void check_repair_phases(int n)
+{
+	const struct r2cc_conn_stats *s = &W.conn[n]->st;
+	uint64_t done;
+
+	if (!s->repairs)
+		return;
+	if (s->repair_notice_ns_last > s->repair_ns_last)
+		fail("node %d: repair noticed %llu ns after the event, done in %llu",
+		     n, (unsigned long long)s->repair_notice_ns_last,
+		     (unsigned long long)s->repair_ns_last);
+	done = s->repair_ns_last - s->repair_notice_ns_last;
+	if (s->repair_fenced_ns_last > done ||
+	    s->repair_settled_ns_last > done ||
+	    s->repair_posted_ns_last > done ||
+	    s->repair_posted_ns_max < s->repair_posted_ns_last)
+		fail("node %d: repair phases fenced %llu settled %llu posted %llu (max %llu) ns, completed %llu ns after detection",
+		     n, (unsigned long long)s->repair_fenced_ns_last,
+		     (unsigned long long)s->repair_settled_ns_last,
+		     (unsigned long long)s->repair_posted_ns_last,
+		     (unsigned long long)s->repair_posted_ns_max,
+		     (unsigned long long)done);
+}
+
 static void check_bounds(void)
 {
 	int n;
@@ -1346,6 +1375,7 @@ static void check_bounds(void)
 		const struct r2cc_conn *c = W.conn[n];
 
 		check_nic_window(n);
+		check_repair_phases(n);
 		if (c->ctl.out_len - c->ctl.out_off > CTRL_BOUND ||
 		    c->ctl.out_cap > 2 * CTRL_BOUND)
 			fail("node %d: control queue grew to %zu bytes", n,

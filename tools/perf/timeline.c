@@ -129,8 +129,9 @@ static void sample(struct timeline *tl, double now, int emit, int partial)
 		tl_add_event(tl, "failover%s",
 			     st.failovers - tl->st.failovers > 1 ? "s" : "");
 	if (st.repairs > tl->st.repairs)
-		tl_add_event(tl, "repaired in %.1f ms",
-			     (double)st.repair_ns_last / 1e6);
+		tl_add_event(tl, "repaired in %.1f ms (re-send posted %.1f ms after detection)",
+			     (double)st.repair_ns_last / 1e6,
+			     (double)st.repair_posted_ns_last / 1e6);
 	if (st.fallback != tl->st.fallback)
 		tl_add_event(tl, "TCP fallback %s", st.fallback ? "on" : "off");
 
