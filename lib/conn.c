@@ -412,6 +412,7 @@ void ctx_progress(struct r2cc_ctx *ctx)
 	struct r2cc_nic_event ev;
 	struct r2cc_conn *c;
 
+	ctx->progress_passes++;
 	/* NIC changes first: a failed rail takes no more chunks. */
 	while (r2cc_notify_poll(ctx, &ev) == 1) {
 		r2cc_xport_nic_event(ctx, &ev);

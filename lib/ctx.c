@@ -79,10 +79,15 @@ R2CC_EXPORT int r2cc_ctx_create(const struct r2cc_ctx_opts *opts,
 	ret = r2cc_obj_add(ctx, R2CC_OBJ_CTX);
 	if (ret)
 		goto err_notify;
+	ret = ctx_progress_start(ctx);
+	if (ret)
+		goto err_obj;
 	r2cc_publish_open(ctx);
 	*out = ctx;
 	return 0;
 
+err_obj:
+	r2cc_obj_del(ctx);
 err_notify:
 	r2cc_notify_close(ctx);
 err_fabric:
@@ -114,6 +119,7 @@ static int ctx_destroy(struct r2cc_ctx *ctx)
 	while (ctx->conns)
 		conn_close_locked(ctx->conns);
 	ctx_unlock(ctx);
+	ctx_progress_stop(ctx);
 	r2cc_reap_wait(ctx);	/* its QPs go before its PDs */
 	r2cc_publish_close(ctx);
 	r2cc_notify_close(ctx);

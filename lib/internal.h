@@ -49,6 +49,7 @@ struct r2cc_tune {
 	int32_t ib_gid_index;		/* -1: the one discovery chose */
 	uint32_t qp_grave_ms;		/* a replaced QP lives on this long */
 	uint32_t degrade_hold_ms;	/* a degraded rail's least drain */
+	uint32_t progress_ms;		/* the progress thread's period, 0 */
 	bool tcp_fallback;
 	char ctrl_ifname[16];
 };
@@ -91,6 +92,12 @@ struct r2cc_ctx {
 	struct ibv_pd *pds[R2CC_MAX_NICS];
 	struct r2cc_tune tune;		/* resolved transport options */
 	struct r2cc_conn *conns;	/* every connection, for progress */
+	uint64_t progress_passes;	/* ctx_progress() calls */
+	/* the progress thread (progress.c); @prog_stop under @prog_mu */
+	pthread_t prog_thread;
+	pthread_mutex_t prog_mu;
+	pthread_cond_t prog_cv;
+	bool prog_running, prog_stop;
 	int nmrs, nlisteners;		/* alive, refer to the context */
 	/* NIC changes seen by the transport, kept for r2cc_next_event() */
 	struct r2cc_nic_event evq[64];
@@ -163,6 +170,16 @@ static inline void ctx_unlock(struct r2cc_ctx *ctx)
 
 /* conn.c: progress every connection of @ctx (lock held) */
 void ctx_progress(struct r2cc_ctx *ctx);
+
+/*
+ * progress.c: the context's own thread, which makes a pass when nothing
+ * else made one for R2CC_PROGRESS_MS.  ctx_progress_idle() is its test,
+ * under the lock: a pass if none was made since the count @seen, which it
+ * updates; true if it made one (the simulator calls it too).
+ */
+bool ctx_progress_idle(struct r2cc_ctx *ctx, uint64_t *seen);
+int ctx_progress_start(struct r2cc_ctx *ctx);
+void ctx_progress_stop(struct r2cc_ctx *ctx);
 /* conn.c: close @c (lock held) */
 void conn_close_locked(struct r2cc_conn *c);
 

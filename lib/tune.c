@@ -80,6 +80,9 @@ int r2cc_tune_resolve(struct r2cc_ctx *ctx, const struct r2cc_ctx_opts *o)
 	/* How long a degraded rail stays drained at least (rail.h). */
 	ret = ret ?: r2cc_tune_u32(ctx, 0, "R2CC_DEGRADE_HOLD_MS", 10000, 0, 600000,
 			           &t->degrade_hold_ms);
+	/* The progress thread's period (progress.c); 0: no thread. */
+	ret = ret ?: r2cc_tune_u32(ctx, 0, "R2CC_PROGRESS_MS", 10, 0, 10000,
+			           &t->progress_ms);
 	if (ret)
 		return ret;
 	t->ib_gid_index = gid == UINT32_MAX ? -1 : (int32_t)gid;

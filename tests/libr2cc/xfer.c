@@ -5,7 +5,10 @@
  * rank 1, which checks every byte against the pattern of its sequence
  * number.  Faults are injected from outside while it runs.  Prints one
  * "xfer-result:" line (the tests parse it) and exits 0 only when every
- * message arrived intact, or with the error --expect asked for.
+ * message arrived intact, or with the error --expect asked for.  With
+ * --idle-ms a rank done with its last message sleeps that long before the
+ * closing barrier, calling nothing in the library; with --hold-ms both
+ * wait that long, connected, before the stream starts.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <r2cc/bootstrap.h>
 #include <r2cc/r2cc.h>
@@ -110,7 +114,8 @@ static void logf_(void *arg, enum r2cc_log_level l, const char *msg)
 static void usage(void)
 {
 	fprintf(stderr, "usage: xfer [--msgs N] [--size BYTES] [--window W] "
-		"[--expect ERRNO] [--timeout S] [--no-kmod] [--ticks] [-v]\n");
+		"[--expect ERRNO] [--timeout S] [--no-kmod] [--ticks] "
+		"[--hold-ms MS] [--idle-ms MS] [-v]\n");
 	exit(2);
 }
 
@@ -121,6 +126,7 @@ int main(int argc, char **argv)
 		{ "window", 1, 0, 'w' }, { "expect", 1, 0, 'e' },
 		{ "timeout", 1, 0, 't' }, { "no-kmod", 0, 0, 'K' },
 		{ "verbose", 0, 0, 'v' }, { "ticks", 0, 0, 'T' },
+		{ "idle-ms", 1, 0, 'I' }, { "hold-ms", 1, 0, 'H' },
 		{ 0, 0, 0, 0 },
 	};
 	struct r2cc_ctx_opts co = { .size = sizeof(co) };
@@ -130,7 +136,8 @@ int main(int argc, char **argv)
 	uint64_t seq_of[MAX_WINDOW];
 	struct r2cc_conn_stats st = { .size = sizeof(st) };
 	struct r2cc_rail_stats rs[8];
-	long msgs = 200, window = 4, expect = 0, timeout = 120;
+	long msgs = 200, window = 4, expect = 0, timeout = 120, idle_ms = 0;
+	long hold_ms = 0;
 	size_t size = 1 << 20, bad = 0, verified = 0;
 	struct r2cc_listener *l = NULL;
 	struct r2cc_conn *c = NULL;
@@ -153,10 +160,13 @@ int main(int argc, char **argv)
 		case 'K': co.flags |= R2CC_CTX_NO_KMOD; break;
 		case 'v': verbose++; break;
 		case 'T': ticks = 1; break;
+		case 'I': idle_ms = atol(optarg); break;
+		case 'H': hold_ms = atol(optarg); break;
 		default: usage();
 		}
 	}
-	if (msgs < 1 || window < 1 || window > MAX_WINDOW || timeout < 1)
+	if (msgs < 1 || window < 1 || window > MAX_WINDOW || timeout < 1 ||
+	    idle_ms < 0 || idle_ms > 600000 || hold_ms < 0 || hold_ms > 600000)
 		usage();
 	co.log = logf_;
 	co.log_level = verbose ? R2CC_LOG_DEBUG : R2CC_LOG_WARN;
@@ -201,6 +211,11 @@ int main(int argc, char **argv)
 	}
 	printf("streaming\n");
 	fflush(stdout);
+	/* --hold-ms: connected, the stream waits (a test sets a fault). */
+	for (t0 = now_s(); now_s() - t0 < hold_ms / 1e3;) {
+		r2cc_progress(ctx);
+		usleep(1000);
+	}
 	t0 = now_s();
 	while (done < (uint64_t)msgs && !err) {
 		for (i = 0; i < window && posted < (uint64_t)msgs; i++) {
@@ -280,6 +295,15 @@ int main(int argc, char **argv)
 		}
 	}
 	t1 = now_s();
+	/*
+	 * --idle-ms: blocked elsewhere, as an application in compute or in
+	 * another library's barrier, making no call into this one.
+	 */
+	if (idle_ms) {
+		printf("idle %ld ms\n", idle_ms);
+		fflush(stdout);
+		usleep((useconds_t)idle_ms * 1000);
+	}
 	r2cc_conn_stats(c, &st, NULL, 0);
 	for (i = 0; i < 8; i++)
 		rs[i].size = sizeof(rs[i]);
@@ -305,7 +329,7 @@ int main(int argc, char **argv)
 		printf("xfer-result: rank=%d msgs=%llu bytes=%llu verified=%zu "
 		       "bad=%zu failovers=%llu repairs=%llu rollbacks=%llu "
 		       "failbacks=%llu resent=%llu tcp=%llu repair_ms_max=%.3f "
-		       "mbps=%.1f err=%d source=%u\n", rank,
+		       "mbps=%.1f err=%d source=%u secs=%.3f\n", rank,
 		       (unsigned long long)done,
 		       (unsigned long long)st.bytes, verified, bad,
 		       (unsigned long long)st.failovers,
@@ -314,7 +338,7 @@ int main(int argc, char **argv)
 		       (unsigned long long)st.tcp_bytes,
 		       st.repair_ns_max / 1e6,
 		       st.bytes * 8 / 1e6 / (t1 - t0), -err,
-		       st.notify_source);
+		       st.notify_source, t1 - t0);
 	}
 	if (err && -err != expect)
 		fprintf(stderr, "failed: %s\n", strerror(-err));

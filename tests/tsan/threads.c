@@ -8,7 +8,9 @@
  * connection, a service thread opens and closes further connections and
  * registers and deregisters memory on both contexts, and a hardware thread
  * runs the fake NIC (tests/xsim/fake_verbs.c, under its own lock) and cuts
- * a rail now and then.  Control channels are real TCP over loopback.
+ * a rail now and then; each context's own progress thread (lib/progress.c)
+ * runs every millisecond beside them.  Control channels are real TCP over
+ * loopback.
  *
  * TAP; built with -fsanitize=thread by `make check-tsan`, where any data
  * race the sanitizer sees fails the run (exit code 66).
@@ -91,7 +93,10 @@ static struct r2cc_ctx *mk_ctx(int node)
 	c->tune.chunk_size = 4096;
 	c->tune.tcp_fallback = true;
 	strcpy(c->tune.ctrl_ifname, "lo");
+	c->tune.progress_ms = 1;
 	r2cc_obj_add(c, R2CC_OBJ_CTX);
+	if (ctx_progress_start(c))
+		fail("progress thread not started");
 	return c;
 }
 
@@ -305,6 +310,7 @@ int main(void)
 	r2cc_conn_close(conn[0]);
 	r2cc_conn_close(conn[1]);
 	for (i = 0; i < 2; i++) {
+		ctx_progress_stop(ctx[i]);
 		r2cc_reap_wait(ctx[i]);
 		r2cc_obj_del(ctx[i]);
 		pthread_mutex_destroy(&ctx[i]->lock);

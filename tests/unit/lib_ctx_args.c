@@ -351,6 +351,45 @@ static void test_stats_sizes(void)
 	r2cc_obj_del(&conn);
 }
 
+/* R2CC_PROGRESS_MS: the progress thread's period, 0 for none. */
+static void test_progress_ms(void)
+{
+	static const char *const bad[] = {
+		"10001", "-1", "abc", "5ms", "4294967306", " ",
+	};
+	struct r2cc_ctx_opts o = { .size = sizeof(o) };
+	struct r2cc_ctx *ctx = calloc(1, sizeof(*ctx));
+	size_t i;
+	int ret, ok = 1;
+
+	ctx->log = log_cb;
+	ctx->log_level = R2CC_LOG_ERROR;
+	unsetenv("R2CC_PROGRESS_MS");
+	ret = r2cc_tune_resolve(ctx, &o);
+	tap_ok(!ret && ctx->tune.progress_ms == 10,
+	       "progress_ms: default 10 (%u)", ctx->tune.progress_ms);
+	setenv("R2CC_PROGRESS_MS", "0", 1);
+	ret = r2cc_tune_resolve(ctx, &o);
+	tap_ok(!ret && ctx->tune.progress_ms == 0,
+	       "R2CC_PROGRESS_MS=0: no thread, taken");
+	setenv("R2CC_PROGRESS_MS", "10000", 1);
+	ret = r2cc_tune_resolve(ctx, &o);
+	tap_ok(!ret && ctx->tune.progress_ms == 10000,
+	       "R2CC_PROGRESS_MS=10000: the most, taken");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		setenv("R2CC_PROGRESS_MS", bad[i], 1);
+		logged = 0;
+		ret = r2cc_tune_resolve(ctx, &o);
+		ok = ok && ret == -EINVAL && logged &&
+		     strstr(last, "R2CC_PROGRESS_MS=") &&
+		     strstr(last, "want 0..10000");
+	}
+	tap_ok(ok, "R2CC_PROGRESS_MS over 10000, negative, junk, a unit, "
+	       "over 32 bits, blank: EINVAL, the range logged");
+	unsetenv("R2CC_PROGRESS_MS");
+	free(ctx);
+}
+
 /* R2CC_NIC_WINDOW and its option: bytes in flight per NIC. */
 static void test_nic_window(void)
 {
@@ -416,7 +455,7 @@ int main(void)
 	struct r2cc_ctx *ctx = (struct r2cc_ctx *)&o;
 	int ret;
 
-	tap_plan(11 + 12 + 9 + 9 + 3 + 7);
+	tap_plan(11 + 12 + 9 + 9 + 3 + 7 + 4);
 	tap_ok(r2cc_notify_source(NULL) == 0, "notify_source(NULL): 0");
 	tap_ok(r2cc_notify_source(ctx) == 0,
 	       "notify_source of something not a context: 0");
@@ -462,5 +501,6 @@ int main(void)
 	test_out_sizes();
 	test_stats_sizes();
 	test_nic_window();
+	test_progress_ms();
 	return tap_done();
 }

@@ -129,6 +129,12 @@ static struct {
 		uint64_t failures[XS_NODES];	/* the rail's, before it */
 	} lc;
 	bool port_went_down[XS_NODES][XS_MAX_RAILS];
+	/* each context's progress thread (lib/progress.c), in virtual time */
+	uint64_t prog_seen[XS_NODES], prog_next[XS_NODES];
+	uint64_t prog_passes[XS_NODES];	/* the passes it made */
+	/* the idle-peer case: a rail cut once the receiver has it all */
+	int tail_rail;			/* -1: not cut yet */
+	uint64_t tail_at;
 } W;
 
 static uint8_t *sbuf, *rbuf;	/* kept across runs */
@@ -469,12 +475,32 @@ static void note_error(const char *who, int err)
 	W.exact = false;
 }
 
+/* The application has nothing open and nothing left to start. */
+static bool sender_idle(void)
+{
+	int i;
+
+	for (i = 0; i < SSLOTS; i++)
+		if (W.sends[i].q)
+			return false;
+	return W.next_serial >= W.cfg->nmsgs || W.conn_lost;
+}
+
+static bool receiver_idle(void)
+{
+	return !W.nrreqs && ((W.posted >= W.cfg->nmsgs && W.exact) ||
+			     W.conn_lost);
+}
+
 static void sender_step(void)
 {
 	struct r2cc_conn *c = W.conn[0];
 	int i, done, ret;
 	size_t size;
 
+	/* Blocked elsewhere: it makes no call into the library at all. */
+	if (W.cfg->idle_done && sender_idle())
+		return;
 	if (!W.conn_lost && r2cc_conn_ready(c) == 0)
 		return;
 	for (i = 0; i < SSLOTS && !W.failed; i++) {
@@ -576,6 +602,8 @@ static void receiver_step(void)
 	size_t sizes[R2CC_MAX_RECVS];
 	int i, j, done, ret;
 
+	if (W.cfg->idle_done && receiver_idle())
+		return;
 	if (!W.conn_lost && r2cc_conn_ready(c) == 0)
 		return;
 	for (i = 0; i < W.nrreqs && !W.failed; i++) {
@@ -1289,11 +1317,62 @@ static bool rx_paused(void)
 	return false;
 }
 
+/*
+ * Each context's progress thread: every progress_ns it makes a pass if
+ * nothing made one since it last looked (lib/progress.c's own test).
+ */
+static void progress_threads(void)
+{
+	int n;
+
+	if (!W.cfg->progress_ns)
+		return;
+	for (n = 0; n < XS_NODES; n++) {
+		if (!W.ctx[n] || W.frozen == n || xs_now < W.prog_next[n])
+			continue;
+		ctx_lock(W.ctx[n]);
+		W.prog_passes[n] += ctx_progress_idle(W.ctx[n], &W.prog_seen[n]);
+		ctx_unlock(W.ctx[n]);
+		W.prog_next[n] = xs_now + W.cfg->progress_ns;
+	}
+}
+
+/*
+ * The idle-peer case: once the receiver has every message and called its
+ * last, a rail whose writes the sender has not seen complete is cut, so
+ * that the sender needs the idle receiver's fence report; it comes back
+ * 20 ms later.
+ */
+static void tail_script(void)
+{
+	const struct r2cc_conn *c = W.conn[0];
+	int k;
+
+	if (W.tail_rail >= 0) {
+		if (xs_now - W.tail_at > 20000000)
+			restore(W.tail_rail);
+		return;
+	}
+	if (!receiver_idle() || W.conn_lost || c->state != CONN_READY)
+		return;
+	for (k = 0; k < c->nrails; k++)
+		if (c->rails[k].state == RAIL_UP && c->rails[k].outstanding) {
+			trace("idle-peer: receiver done, rail %d cut with %d writes open",
+			      k, c->rails[k].outstanding);
+			cut(k, false);
+			W.tail_rail = k;
+			W.tail_at = xs_now;
+			xs_stats.tail_cut = true;
+			return;
+		}
+}
+
 static void step(bool faults)
 {
 	uint32_t r = xs_below(&W.rng, 100);
 
 	events_due();
+	progress_threads();
 	if (r < 20 && W.frozen != 0)
 		sender_step();
 	else if (r < 40 && W.frozen != 1 && !rx_paused())
@@ -1446,6 +1525,7 @@ static int setup(const struct xs_config *cfg)
 	W.exact = true;
 	W.last_rx = -1;
 	W.frozen = -1;
+	W.tail_rail = -1;
 	W.faults_left = cfg->faults;
 	xs_now = 1000000000;
 	xs_why[0] = 0;
@@ -1587,6 +1667,8 @@ int xs_run(const struct xs_config *cfg)
 			degrade_script();
 		if (!W.failed && cfg->lc_chunks)
 			locate_script();
+		if (!W.failed && cfg->tail_cut)
+			tail_script();
 		if (W.conn[0]->state == CONN_READY &&
 		    W.conn[1]->state == CONN_READY && finished())
 			break;
@@ -1636,6 +1718,7 @@ int xs_run(const struct xs_config *cfg)
 			     (unsigned long long)xs_stats.nic_dups);
 	}
 	xs_stats.enomem_fired = W.enomem_fired;
+	xs_stats.progress_passes = W.prog_passes[0] + W.prog_passes[1];
 	xs_stats.conn_lost = W.conn_lost;
 	if (W.conn[0] && W.conn[1])
 		xs_stats.failovers = W.conn[0]->st.failovers +
@@ -1670,6 +1753,15 @@ void xs_config_draw(struct xs_config *cfg, uint64_t seed)
 	/* Half the runs: a NIC window below the rail depth, down to one slot. */
 	if (xs_chance(&r, 1, 2))
 		cfg->nic_window = CHUNK / 2 + xs_below(&r, CHUNK * 8);
+	/*
+	 * Most runs: the library's progress thread, 1 to 20 ms; a quarter of
+	 * those, applications that call nothing once they have nothing open
+	 * (without the thread such a run can hang on an idle peer).
+	 */
+	if (xs_chance(&r, 3, 4)) {
+		cfg->progress_ns = 1000000 + xs_below(&r, 19000000);
+		cfg->idle_done = xs_chance(&r, 1, 4);
+	}
 }
 
 /* ------------------------------------------------------------ fuzzing */

@@ -58,6 +58,11 @@ struct xs_config {
 	int sb_chunks;			/* the standby script, see below */
 	bool sb_quiet;			/* it fails them as black holes */
 	bool nic_dup;			/* the NIC completes writes twice */
+	/* the contexts' progress threads' period, virtual ns; 0: none */
+	uint64_t progress_ns;
+	/* an application with nothing open makes no call at all */
+	bool idle_done;
+	bool tail_cut;			/* the idle-peer case's cut */
 	int dg_chunks;			/* the degrade script, see below */
 	int dg_node;			/* whose port degrades: 0 or 1 */
 	int lc_chunks;			/* the locate script, see below */
@@ -116,6 +121,8 @@ struct xs_stats {
 	uint64_t sb_chunks[XS_MAX_RAILS];	/* chunks posted per rail */
 	uint64_t nic_dups;		/* writes the NIC completed twice */
 	uint64_t dup_chunks;		/* ... that the receiver dropped */
+	bool tail_cut;			/* the idle-peer cut happened */
+	uint64_t progress_passes;	/* the progress threads' own passes */
 };
 
 extern struct xs_stats xs_stats;

@@ -178,6 +178,35 @@ static const char *no_failover(void)
 }
 
 /*
+ * An application blocked outside the library once its requests are done
+ * (issue: a rank that waits on a peer who has moved on): both make no
+ * call at all when they have nothing open, and once the receiver has
+ * every message a rail the sender still has writes open on is cut, so
+ * the sender needs the idle receiver's fence report to complete.  The
+ * contexts' progress threads (every 5 ms) must answer for them; with
+ * R2CC_XSIM_PROGRESS_MS=0 (no thread) the run hangs.
+ */
+static void shape_idle_peer(struct xs_config *c)
+{
+	const char *ms = getenv("R2CC_XSIM_PROGRESS_MS");
+
+	c->nrails = 2 + (int)(c->seed % 2);
+	c->faults = 0;
+	c->enomem = false;
+	c->fail_rtr_node = -1;
+	c->nmsgs = 200;
+	c->small_ticks = true;
+	c->idle_done = true;
+	c->tail_cut = true;
+	c->progress_ns = ms ? strtoull(ms, NULL, 0) * 1000000 : 5000000;
+}
+
+static bool tail_cut(void)
+{
+	return xs_stats.tail_cut;
+}
+
+/*
  * Three rails, rail 0 the only primary (two, with @primary 0b011): the
  * world fails the primaries in turn mid-stream, a loud cut or a black
  * hole by seed, and restores them once the standbys carried the stream.
@@ -286,6 +315,7 @@ static const struct xs_case cases[] = {
 	{ "degrade-local", shape_degrade_local, NULL, NULL, DG_PHASES },
 	{ "degrade-peer", shape_degrade_peer, NULL, NULL, DG_PHASES },
 	{ "locate", shape_locate, NULL, NULL, LC_PHASES },
+	{ "idle-peer", shape_idle_peer, tail_cut, NULL, 0 },
 };
 
 #define NCASES	(int)(sizeof(cases) / sizeof(cases[0]))

@@ -2,7 +2,7 @@
 # The protocol simulator: the transport's own sources over a fake verbs
 # layer (tests/xsim), built into $(BUILD)/xsim.  Included by the Makefile.
 
-XSIM_LIB  := conn engine msg rail reap xfer ctrl mr handles log tune nics cuda \
+XSIM_LIB  := conn engine msg rail reap xfer ctrl mr handles log tune nics cuda progress \
 	     publish proc_start
 XSIM_SRCS := $(wildcard tests/xsim/*.c)
 XSIM_OBJS := $(patsubst %,$(BUILD)/xsim/lib/%.o,$(XSIM_LIB)) \
