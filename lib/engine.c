@@ -596,8 +596,13 @@ static void sender_cq(struct r2cc_conn *c, struct rail *r,
 	uint32_t k;
 
 	rail_out(r, r->outstanding - 1);
-	if (wc->status == IBV_WC_SUCCESS)
-		r->last_progress_ns = r2cc_now_ns();
+	if (wc->status == IBV_WC_SUCCESS) {
+		uint64_t now = r2cc_now_ns();
+
+		if (c->ctx->tune.stall_adapt)
+			stall_sample(&r->stall, now - r->last_progress_ns);
+		r->last_progress_ns = now;
+	}
 	if (wc->wr_id == PROBE_WRID) {
 		rail_check(c, rail_probe_done(c, r,
 					      wc->status == IBV_WC_SUCCESS),
@@ -1010,10 +1015,16 @@ static void watch_rail(struct r2cc_conn *c, struct rail *r)
 		break;
 	case RAIL_UP:
 		/* Nothing completes though work is posted: a black hole. */
+		if (c->ctx->tune.stall_adapt)
+			stall = stall_bound(&r->stall, stall);
 		if (c->sender && r->outstanding &&
-		    now > r->last_progress_ns + stall)
+		    now > r->last_progress_ns + stall) {
+			r2cc_log(c->ctx, R2CC_LOG_INFO,
+				 "rail %d: no completion for %.1f ms (bound %.1f ms)",
+				 (int)(r - c->rails),
+				 (now - r->last_progress_ns) / 1e6, stall / 1e6);
 			fail_rail(c, r, "stalled: no completion in time");
-		else
+		} else
 			rail_degraded_tick(c, r, now);
 		break;
 	case RAIL_PROBING:

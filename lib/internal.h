@@ -50,6 +50,7 @@ struct r2cc_tune {
 	uint32_t qp_grave_ms;		/* a replaced QP lives on this long */
 	uint32_t degrade_hold_ms;	/* a degraded rail's least drain */
 	uint32_t progress_ms;		/* the progress thread's period, 0 */
+	uint32_t stall_adapt;		/* stall bound from the gaps (stall.h) */
 	bool tcp_fallback;
 	char ctrl_ifname[16];
 };

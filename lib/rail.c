@@ -204,6 +204,7 @@ int rail_connect(struct r2cc_conn *c, struct rail *r)
 		return errno ? -errno : -EIO;
 	rail_out(r, 0);
 	r->last_progress_ns = r2cc_now_ns();
+	memset(&r->stall, 0, sizeof(r->stall));	/* a new QP, maybe a new path */
 	return 0;
 }
 

@@ -18,6 +18,7 @@
 
 #include "ctrl.h"
 #include "probes.h"
+#include "stall.h"
 
 struct r2cc_conn;
 
@@ -55,6 +56,7 @@ struct rail {
 	bool nic_wait;			/* sender: found its NIC's window full */
 	int rq_posted;			/* receiver: receives posted */
 	uint64_t last_progress_ns;	/* sender: last completion (or post) */
+	struct stall_est stall;		/* sender: gaps between completions */
 	uint64_t fence_start_ns;
 	uint64_t vtime;			/* bytes posted / weight, scheduling */
 	bool peer_fenced;		/* sender: W_FENCED for this epoch in */

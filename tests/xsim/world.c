@@ -414,6 +414,7 @@ static struct r2cc_ctx *mk_ctx(int node)
 	ctx->tune.stall_ms = 100;
 	ctx->tune.degrade_hold_ms = 50;
 	ctx->tune.rail_depth = W.cfg->rail_depth;
+	ctx->tune.stall_adapt = W.cfg->stall_adapt;
 	ctx->tune.nic_window = W.cfg->nic_window ? W.cfg->nic_window :
 			       W.cfg->rail_depth * CHUNK;
 	ctx->tune.tcp_fallback = W.cfg->fallback;
@@ -1762,6 +1763,8 @@ void xs_config_draw(struct xs_config *cfg, uint64_t seed)
 		cfg->progress_ns = 1000000 + xs_below(&r, 19000000);
 		cfg->idle_done = xs_chance(&r, 1, 4);
 	}
+	/* Half the runs: the stall detector's adaptive bound. */
+	cfg->stall_adapt = xs_chance(&r, 1, 2);
 }
 
 /* ------------------------------------------------------------ fuzzing */
