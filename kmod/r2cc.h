@@ -3,13 +3,15 @@
  * r2cc.ko internals.
  *
  * Locking, outermost first:
+ *   RTNL		held by the netdev notifier, which takes r2cc_lock
+ *			to report a lost carrier.
  *   r2cc_lock (mutex)	the device list, every port's reported state, the
  *			state page and the emission of records.  Never held
  *			while calling into ib_core (ib_query_port may take
- *			RTNL for RoCE ports, and the netdev notifier runs
- *			under RTNL).
- *   r2cc_devs_lock	the device list for lookups from atomic context and
- *   (spinlock)		the netdev notifier.
+ *			RTNL for RoCE ports) or waiting for anything that
+ *			takes RTNL.
+ *   r2cc_devs_lock	the device list for the poll timer's walk.
+ *   (spinlock)
  *   r2cc_users_lock	open files per user (r2cc_events.c).
  *   (mutex)
  *   r2cc_ring_lock	the ring of records, the sequence, and every
@@ -49,6 +51,7 @@ struct r2cc_port {
 	u8 query_fails;			/* failed queries in a row */
 	bool damping;			/* an up is being held back */
 	bool injected;			/* @state was injected, not queried */
+	u32 carrier_seq;		/* DOWNs reported from a carrier loss */
 	u64 incarnation;		/* of the state page slot */
 
 	/* Error counters, r2cc_health.c; @hw NULL if the device has none. */

@@ -8,6 +8,9 @@
  * they saw and queue the port's work item: the work re-queries the port and
  * reports a transition if the state differs from the one last reported, so
  * duplicate, reordered or concurrent signals collapse into one record.
+ * One exception: a RoCE port whose netdev lost its carrier is reported
+ * DOWN by the notifier itself (r2cc_carrier_lost()), and the work then
+ * confirms it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -209,6 +212,7 @@ static void r2cc_port_undamp(struct r2cc_port *p)
 static void r2cc_port_apply(struct r2cc_port *p, const struct r2cc_sample *s)
 {
 	u8 state = s->state, reason = R2CC_REASON_NONE;
+	u8 old_phys = p->phys_state;
 	u64 old_mbps = p->bandwidth_mbps;
 	bool was_damping = p->damping;
 
@@ -244,8 +248,13 @@ static void r2cc_port_apply(struct r2cc_port *p, const struct r2cc_sample *s)
 		}
 	}
 	if (state == p->state && reason == p->reason) {
-		if (state == R2CC_PORT_ACTIVE && old_mbps != p->bandwidth_mbps)
+		if (state == R2CC_PORT_ACTIVE && old_mbps != p->bandwidth_mbps) {
 			r2cc_port_speed(p, old_mbps);
+		} else if (old_phys != p->phys_state) {
+			/* no record, but the state page shows what sysfs does */
+			p->generation++;
+			r2cc_state_update(p, true);
+		}
 		return;
 	}
 	r2cc_port_report(p, state, reason, was_damping &&
@@ -312,6 +321,7 @@ static void r2cc_port_refresh(struct r2cc_port *p)
 	bool query = pending & ~BIT(R2CC_PENDING_POLL) ||
 		     READ_ONCE(r2cc_poll_query);
 	struct r2cc_dev *dev = p->dev;
+	u32 carrier_seq = READ_ONCE(p->carrier_seq);
 	bool counted = false;
 	struct r2cc_sample s;
 	u64 errors = 0;
@@ -335,6 +345,12 @@ static void r2cc_port_refresh(struct r2cc_port *p)
 			r2cc_port_health(p, health);
 	}
 	if (!query)
+		goto out;
+	/*
+	 * The carrier went while we queried: the sample may predate the DOWN
+	 * the notifier reported, and the notifier has queued a fresh query.
+	 */
+	if (p->carrier_seq != carrier_seq)
 		goto out;
 	if (!s.ok) {
 		r2cc_port_query_failed(p);
@@ -482,12 +498,42 @@ static void r2cc_event_handler(struct ib_event_handler *h, struct ib_event *e)
 	queue_work(r2cc_wq, &p->work);
 }
 
+/*
+ * @dev's RoCE ports on netdev @ifindex lost their carrier: report the
+ * ACTIVE ones DOWN now.  A port cannot pass a packet without its netdev's
+ * carrier, so no query could say otherwise; and a query (ib_query_port()
+ * of a RoCE port asks ethtool for the speed) would wait for RTNL, which
+ * our caller holds until every notifier has run, while the verbs event
+ * may reach userspace first.  Under r2cc_lock, in the notifier.
+ */
+static void r2cc_carrier_lost(struct r2cc_dev *dev, u32 ifindex)
+{
+	u32 i;
+
+	lockdep_assert_held(&r2cc_lock);
+	if (!dev->live || dev->removing)
+		return;
+	for (i = 0; i < dev->nports; i++) {
+		struct r2cc_port *p = &dev->ports[i];
+
+		/* Held-back ups and other states: the work's query decides. */
+		if (!ifindex || p->ifindex != ifindex ||
+		    p->state != R2CC_PORT_ACTIVE || p->damping)
+			continue;
+		p->carrier_seq++;
+		p->phys_state = 0;	/* unknown until the work's query */
+		r2cc_port_report(p, R2CC_PORT_DOWN, R2CC_REASON_NONE, 0);
+	}
+}
+
+/* Under RTNL, in process context. */
 static int r2cc_netdev_event(struct notifier_block *nb, unsigned long event,
 			     void *ptr)
 {
 	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
 	struct ib_device *ibdev;
 	struct r2cc_dev *dev;
+	bool lost;
 
 	if (event != NETDEV_UP && event != NETDEV_DOWN &&
 	    event != NETDEV_CHANGE)
@@ -495,11 +541,18 @@ static int r2cc_netdev_event(struct notifier_block *nb, unsigned long event,
 	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_UNKNOWN);
 	if (!ibdev)
 		return NOTIFY_DONE;
-	spin_lock(&r2cc_devs_lock);
-	list_for_each_entry(dev, &r2cc_devs, list)
-		if (dev->ibdev == ibdev && !dev->removing)
-			r2cc_queue_ports(dev, R2CC_PENDING_EVENT);
-	spin_unlock(&r2cc_devs_lock);
+	lost = event == NETDEV_DOWN || !netif_running(ndev) ||
+	       !netif_carrier_ok(ndev);
+	/* Nothing that holds r2cc_lock waits for RTNL: queries come first. */
+	mutex_lock(&r2cc_lock);
+	list_for_each_entry(dev, &r2cc_devs, list) {
+		if (dev->ibdev != ibdev || dev->removing)
+			continue;
+		if (lost)
+			r2cc_carrier_lost(dev, ndev->ifindex);
+		r2cc_queue_ports(dev, R2CC_PENDING_EVENT);
+	}
+	mutex_unlock(&r2cc_lock);
 	ib_device_put(ibdev);
 	return NOTIFY_DONE;
 }

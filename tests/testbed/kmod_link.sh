@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # A real carrier loss (`r2cc-testbed link node0 0 down`) becomes a PORT_DOWN
-# record for rxe0 port 1 with the right states, ifindex and bandwidth; `up`
-# a PORT_UP record; sysfs counts both and the downtime.  An address change
+# record for rxe0 port 1 with the right states, ifindex and bandwidth,
+# reported by the netdev notifier before any query (phys_state 0, unknown;
+# the query that follows fills it in); `up` a PORT_UP record; sysfs counts
+# both and the downtime.  An address change
 # on a rail netdev is a GID_CHANGE record.
 # ci: every kernel
 . "$(dirname "$0")/../lib/tap.sh"
@@ -15,8 +17,10 @@ tb_exec node0 "$KTEST/watch" -n 2 -t 20000 >"$out" 2>&1 &
 wpid=$!
 for ((t = 0; t < 100; t++)); do grep -q ready "$out" && break; sleep 0.1; done
 
+s=/sys/kernel/r2cc/devices/rxe0/ports/1
 tb link node0 0 down
 sleep 1
+phys_down=$(tb_exec node0 cat $s/phys_state)
 tb link node0 0 up
 wait "$wpid"
 rc=$?
@@ -38,10 +42,12 @@ set -- $down
 is "$3 $4 $5 $6" "rxe0 1 4 1" "PORT_DOWN: rxe0 port 1, ACTIVE -> DOWN"
 is "${10}" "$ifindex" "PORT_DOWN carries eth0's ifindex"
 is "$8" 0 "PORT_DOWN is not flagged injected"
+is "$7" 0 "PORT_DOWN came from the carrier loss, before any query: phys_state 0"
+ok "$([ "${phys_down:-0}" -gt 0 ] && echo 1)" \
+	"the query after it fills in sysfs phys_state ($phys_down)"
 set -- $up
 is "$3 $4 $5 $6" "rxe0 1 1 4" "PORT_UP: rxe0 port 1, DOWN -> ACTIVE"
 is "$9" "$((lane * w))" "PORT_UP bandwidth $9 Mbit/s = verbs' speed x width"
-s=/sys/kernel/r2cc/devices/rxe0/ports/1
 is "$(tb_exec node0 cat $s/down_events $s/up_events | tr '\n' ' ')" "1 1 " \
 	"sysfs: one down, one up"
 dt=$(tb_exec node0 cat $s/down_time_ms)

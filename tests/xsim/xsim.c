@@ -202,9 +202,10 @@ static void shape_idle_peer(struct xs_config *c)
 	c->progress_ns = ms ? strtoull(ms, NULL, 0) * 1000000 : 5000000;
 }
 
+/* The cut came, and a progress thread made a pass for its application. */
 static bool tail_cut(void)
 {
-	return xs_stats.tail_cut;
+	return xs_stats.tail_cut && xs_stats.progress_passes;
 }
 
 /*
