@@ -4,13 +4,14 @@
  *
  * Locking, outermost first:
  *   RTNL		held by the netdev notifier, which takes r2cc_lock
- *			to report a lost carrier.
+ *			to report a lost carrier (carrier_down=1).
  *   r2cc_lock (mutex)	the device list, every port's reported state, the
  *			state page and the emission of records.  Never held
  *			while calling into ib_core (ib_query_port may take
  *			RTNL for RoCE ports) or waiting for anything that
  *			takes RTNL.
- *   r2cc_devs_lock	the device list for the poll timer's walk.
+ *   r2cc_devs_lock	the device list for the poll timer's walk and the
+ *			netdev notifier's (carrier_down=0).
  *   (spinlock)
  *   r2cc_users_lock	open files per user (r2cc_events.c).
  *   (mutex)
@@ -100,6 +101,7 @@ extern unsigned int r2cc_damping_ms;
 extern unsigned int r2cc_max_user_subscribers;
 extern unsigned int r2cc_poll_ms;
 extern bool r2cc_poll_query;
+extern bool r2cc_carrier_down;
 extern unsigned int r2cc_degrade_rate;
 extern unsigned int r2cc_recover_rate;
 

@@ -104,6 +104,14 @@ bool r2cc_poll_query;
 module_param_named(poll_query, r2cc_poll_query, bool, 0644);
 MODULE_PARM_DESC(poll_query, "re-query every port at each poll too, to find failing queries and speed changes that raise no event (default off)");
 
+/*
+ * Off by default until the testbed shows it changes nothing else
+ * (r2cc_ports.c, r2cc_carrier_lost()).
+ */
+bool r2cc_carrier_down;
+module_param_named(carrier_down, r2cc_carrier_down, bool, 0644);
+MODULE_PARM_DESC(carrier_down, "report a RoCE port DOWN from its netdev's carrier loss, before any query (default off)");
+
 unsigned int r2cc_degrade_rate = 5;
 module_param_named(degrade_rate, r2cc_degrade_rate, uint, 0644);
 MODULE_PARM_DESC(degrade_rate, "errors per second (retries, out-of-sequence, duplicates, ACK timeouts) that make an ACTIVE port DEGRADED after 3 polls in a row (default 5, 0 = early warning off)");

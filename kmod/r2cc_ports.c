@@ -8,9 +8,9 @@
  * they saw and queue the port's work item: the work re-queries the port and
  * reports a transition if the state differs from the one last reported, so
  * duplicate, reordered or concurrent signals collapse into one record.
- * One exception: a RoCE port whose netdev lost its carrier is reported
- * DOWN by the notifier itself (r2cc_carrier_lost()), and the work then
- * confirms it.
+ * One exception, with carrier_down=1: a RoCE port whose netdev lost its
+ * carrier is reported DOWN by the notifier itself (r2cc_carrier_lost()),
+ * and the work then confirms it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -250,8 +250,11 @@ static void r2cc_port_apply(struct r2cc_port *p, const struct r2cc_sample *s)
 	if (state == p->state && reason == p->reason) {
 		if (state == R2CC_PORT_ACTIVE && old_mbps != p->bandwidth_mbps) {
 			r2cc_port_speed(p, old_mbps);
-		} else if (old_phys != p->phys_state) {
-			/* no record, but the state page shows what sysfs does */
+		} else if (old_phys != p->phys_state && p->carrier_seq) {
+			/*
+			 * After carrier_down reported phys_state 0: no record,
+			 * but the state page shows what sysfs does.
+			 */
 			p->generation++;
 			r2cc_state_update(p, true);
 		}
@@ -526,14 +529,43 @@ static void r2cc_carrier_lost(struct r2cc_dev *dev, u32 ifindex)
 	}
 }
 
+/* Queue a query of every port of @ibdev's devices. */
+static void r2cc_netdev_queue(struct ib_device *ibdev)
+{
+	struct r2cc_dev *dev;
+
+	spin_lock(&r2cc_devs_lock);
+	list_for_each_entry(dev, &r2cc_devs, list)
+		if (dev->ibdev == ibdev && !dev->removing)
+			r2cc_queue_ports(dev, R2CC_PENDING_EVENT);
+	spin_unlock(&r2cc_devs_lock);
+}
+
+/*
+ * carrier_down: the carrier of netdev @ifindex went; report its ports
+ * DOWN, then queue the queries.  Nothing that holds r2cc_lock waits for
+ * RTNL (queries come before it), so the notifier may take it.
+ */
+static void r2cc_netdev_lost(struct ib_device *ibdev, u32 ifindex)
+{
+	struct r2cc_dev *dev;
+
+	mutex_lock(&r2cc_lock);
+	list_for_each_entry(dev, &r2cc_devs, list) {
+		if (dev->ibdev != ibdev || dev->removing)
+			continue;
+		r2cc_carrier_lost(dev, ifindex);
+		r2cc_queue_ports(dev, R2CC_PENDING_EVENT);
+	}
+	mutex_unlock(&r2cc_lock);
+}
+
 /* Under RTNL, in process context. */
 static int r2cc_netdev_event(struct notifier_block *nb, unsigned long event,
 			     void *ptr)
 {
 	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
 	struct ib_device *ibdev;
-	struct r2cc_dev *dev;
-	bool lost;
 
 	if (event != NETDEV_UP && event != NETDEV_DOWN &&
 	    event != NETDEV_CHANGE)
@@ -541,18 +573,12 @@ static int r2cc_netdev_event(struct notifier_block *nb, unsigned long event,
 	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_UNKNOWN);
 	if (!ibdev)
 		return NOTIFY_DONE;
-	lost = event == NETDEV_DOWN || !netif_running(ndev) ||
-	       !netif_carrier_ok(ndev);
-	/* Nothing that holds r2cc_lock waits for RTNL: queries come first. */
-	mutex_lock(&r2cc_lock);
-	list_for_each_entry(dev, &r2cc_devs, list) {
-		if (dev->ibdev != ibdev || dev->removing)
-			continue;
-		if (lost)
-			r2cc_carrier_lost(dev, ndev->ifindex);
-		r2cc_queue_ports(dev, R2CC_PENDING_EVENT);
-	}
-	mutex_unlock(&r2cc_lock);
+	if (READ_ONCE(r2cc_carrier_down) &&
+	    (event == NETDEV_DOWN || !netif_running(ndev) ||
+	     !netif_carrier_ok(ndev)))
+		r2cc_netdev_lost(ibdev, ndev->ifindex);
+	else
+		r2cc_netdev_queue(ibdev);
 	ib_device_put(ibdev);
 	return NOTIFY_DONE;
 }

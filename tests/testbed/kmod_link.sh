@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # A real carrier loss (`r2cc-testbed link node0 0 down`) becomes a PORT_DOWN
 # record for rxe0 port 1 with the right states, ifindex and bandwidth,
-# reported by the netdev notifier before any query (phys_state 0, unknown;
-# the query that follows fills it in); `up` a PORT_UP record; sysfs counts
-# both and the downtime.  An address change
+# reported by the netdev notifier before any query with carrier_down=1
+# (phys_state 0, unknown; the query that follows fills it in); `up` a
+# PORT_UP record; sysfs counts both and the downtime.  An address change
 # on a rail netdev is a GID_CHANGE record.
 # ci: every kernel
 . "$(dirname "$0")/../lib/tap.sh"
@@ -12,6 +12,8 @@ tb_require 1
 plan_later
 
 run_ok "insmod r2cc.ko" kmod_load node0
+run_ok "carrier_down=1" \
+	tb_exec node0 sh -c 'echo 1 > /sys/module/r2cc/parameters/carrier_down'
 out=$(mktemp)
 tb_exec node0 "$KTEST/watch" -n 2 -t 20000 >"$out" 2>&1 &
 wpid=$!
