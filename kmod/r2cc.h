@@ -59,6 +59,7 @@ struct r2cc_port {
 	struct rdma_hw_stats *hw;	/* ours, filled by the driver */
 	u8 err_idx[R2CC_ERR_COUNTERS_MAX];
 	u8 nerr;
+	u8 err_timeout;			/* BIT(i): err_idx[i] is a timeout */
 	/* Under r2cc_lock. */
 	bool degraded;
 	u8 over_polls, under_polls;
@@ -104,6 +105,7 @@ extern bool r2cc_poll_query;
 extern bool r2cc_carrier_down;
 extern unsigned int r2cc_degrade_rate;
 extern unsigned int r2cc_recover_rate;
+extern bool r2cc_count_timeouts;
 
 /* r2cc_ports.c */
 int r2cc_ports_init(void);

@@ -114,11 +114,19 @@ MODULE_PARM_DESC(carrier_down, "report a RoCE port DOWN from its netdev's carrie
 
 unsigned int r2cc_degrade_rate = 5;
 module_param_named(degrade_rate, r2cc_degrade_rate, uint, 0644);
-MODULE_PARM_DESC(degrade_rate, "errors per second (retries, out-of-sequence, duplicates, ACK timeouts) that make an ACTIVE port DEGRADED after 3 polls in a row (default 5, 0 = early warning off)");
+MODULE_PARM_DESC(degrade_rate, "sequence errors per second (lost packets; see count_timeouts) that make an ACTIVE port DEGRADED after 3 polls in a row (default 5, 0 = early warning off)");
 
 unsigned int r2cc_recover_rate = 1;
 module_param_named(recover_rate, r2cc_recover_rate, uint, 0644);
 MODULE_PARM_DESC(recover_rate, "errors per second at or under which a DEGRADED port RECOVERS after 5 polls (default 1)");
+
+/*
+ * Off: retries, duplicates and ACK timeouts rise on a congested link as on
+ * a lossy one (r2cc_health.c); sequence errors alone judge a port.
+ */
+bool r2cc_count_timeouts;
+module_param_named(count_timeouts, r2cc_count_timeouts, bool, 0644);
+MODULE_PARM_DESC(count_timeouts, "count retries, duplicate requests and ACK timeouts toward degrade_rate, not only sequence errors (congestion raises them too; default off)");
 
 static int __init r2cc_init(void)
 {
