@@ -49,15 +49,18 @@ int coll_view_init(struct r2cc_comm *c)
 
 /*
  * This rank's usable bandwidth now: its NICs whose port is ACTIVE and not
- * reported degraded here (the transport drains those).  A path that fails
- * with both ports up (a black hole, a switch) does not lower it: whose
- * fault that is takes fault localization, which the transport lacks.
+ * reported degraded here, as the transport schedules them (it drains
+ * those) -- unless every active one is degraded: the transport then keeps
+ * sending on them (conn_rail_level), so they count, and a link that is
+ * only slow or congested everywhere does not take a node out of the view.
+ * A path that fails with both ports up (a black hole, a switch) does not
+ * lower it: whose fault that is takes fault localization.
  */
 uint32_t coll_view_local(struct r2cc_comm *c)
 {
 	struct r2cc_rail_stats rs[R2CC_MAX_NICS];
 	struct r2cc_conn_stats cs = { .size = sizeof(cs) };
-	uint64_t sum = 0, drained = 0;
+	uint64_t healthy = 0, degraded = 0, drained = 0, sum;
 	int i, nr = 0;
 
 	rs[0].size = sizeof(rs[0]);
@@ -67,10 +70,15 @@ uint32_t coll_view_local(struct r2cc_comm *c)
 		if (rs[i].degraded & R2CC_RAIL_DEGRADED_LOCAL &&
 		    rs[i].nic >= 0 && rs[i].nic < 64)
 			drained |= 1ull << rs[i].nic;
-	for (i = 0; i < c->nnics; i++)
-		if (r2cc_nic_is_active(c->ctx, i) == 1 &&
-		    !(i < 64 && drained >> i & 1))
-			sum += c->nic_mbps[i];
+	for (i = 0; i < c->nnics; i++) {
+		if (r2cc_nic_is_active(c->ctx, i) != 1)
+			continue;
+		if (i < 64 && drained >> i & 1)
+			degraded += c->nic_mbps[i];
+		else
+			healthy += c->nic_mbps[i];
+	}
+	sum = healthy ? healthy : degraded;
 	return sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum;
 }
 

@@ -545,6 +545,17 @@ static void undrain(struct r2cc_conn *c, struct rail *r, uint64_t now)
 		 (int)(r - c->rails), c->ctx->nics[r->nic].info.dev_name);
 }
 
+/* Some rail of @c is up and not degraded: a degraded one then carries nothing. */
+static bool healthy_rail(const struct r2cc_conn *c)
+{
+	int i;
+
+	for (i = 0; i < c->nrails; i++)
+		if (c->rails[i].state == RAIL_UP && !c->rails[i].degraded)
+			return true;
+	return false;
+}
+
 void rail_set_degraded(struct r2cc_conn *c, struct rail *r, uint8_t who,
 		       bool on)
 {
@@ -581,10 +592,12 @@ void rail_set_degraded(struct r2cc_conn *c, struct rail *r, uint8_t who,
 		r->st.drains++;
 		R2CC_PROBE(degraded, c, (int)(r - c->rails), r->degraded);
 		r2cc_log(c->ctx, R2CC_LOG_WARN,
-			 "rail %d (%s): %s port degraded; draining it for %.1f s at least",
+			 "rail %d (%s): %s port degraded; draining it for %.1f s at least%s",
 			 (int)(r - c->rails), c->ctx->nics[r->nic].info.dev_name,
 			 who == R2CC_RAIL_DEGRADED_LOCAL ? "local" : "peer's",
-			 r->deg_hold_ns / 1e9);
+			 r->deg_hold_ns / 1e9,
+			 healthy_rail(c) ? "" :
+			 " (no healthy rail left: it keeps carrying until one is)");
 	} else if (now < r->deg_at_ns + r->deg_hold_ns) {
 		r->degraded = R2CC_RAIL_DEGRADED_HOLD;
 	} else {
