@@ -322,6 +322,8 @@ static bool post_chunk(struct r2cc_conn *c, struct rail *r, struct msg *m,
 	}
 	if (!r->outstanding)
 		r->last_progress_ns = r2cc_now_ns();
+	if (!c->ctx->nics[r->nic].wrs)
+		c->ctx->nics[r->nic].progress_ns = r2cc_now_ns();
 	rail_out(r, r->outstanding + 1);
 	r->used++;
 	if (m->chunk_rail[k] & RESENT) {
@@ -597,11 +599,16 @@ static void sender_cq(struct r2cc_conn *c, struct rail *r,
 
 	rail_out(r, r->outstanding - 1);
 	if (wc->status == IBV_WC_SUCCESS) {
+		struct r2cc_nic *n = &c->ctx->nics[r->nic];
 		uint64_t now = r2cc_now_ns();
 
-		if (c->ctx->tune.stall_adapt)
+		if (c->ctx->tune.stall_adapt) {
 			stall_sample(&r->stall, now - r->last_progress_ns);
+			if (n->progress_ns)
+				stall_sample(&n->gap, now - n->progress_ns);
+		}
 		r->last_progress_ns = now;
+		n->progress_ns = now;
 	}
 	if (wc->wr_id == PROBE_WRID) {
 		rail_check(c, rail_probe_done(c, r,
@@ -1015,14 +1022,23 @@ static void watch_rail(struct r2cc_conn *c, struct rail *r)
 		break;
 	case RAIL_UP:
 		/* Nothing completes though work is posted: a black hole. */
-		if (c->ctx->tune.stall_adapt)
+		if (c->ctx->tune.stall_adapt) {
+			const struct r2cc_nic *n = &c->ctx->nics[r->nic];
+			uint64_t q = stall_queue_ns(&n->gap, n->wrs);
+
+			if (q > STALL_ADAPT_CEIL * stall)
+				q = STALL_ADAPT_CEIL * stall;
 			stall = stall_bound(&r->stall, stall);
+			if (q > stall)
+				stall = q;
+		}
 		if (c->sender && r->outstanding &&
 		    now > r->last_progress_ns + stall) {
 			r2cc_log(c->ctx, R2CC_LOG_INFO,
-				 "rail %d: no completion for %.1f ms (bound %.1f ms)",
+				 "rail %d: no completion for %.1f ms (bound %.1f ms, smoothed gap %.1f ms)",
 				 (int)(r - c->rails),
-				 (now - r->last_progress_ns) / 1e6, stall / 1e6);
+				 (now - r->last_progress_ns) / 1e6, stall / 1e6,
+				 r->stall.srtt_ns / 1e6);
 			fail_rail(c, r, "stalled: no completion in time");
 		} else
 			rail_degraded_tick(c, r, now);

@@ -10,6 +10,7 @@
 #include <r2cc/r2cc.h>
 
 #include "opts.h"	/* size-versioned structs: r2cc_opts_in(), _out() */
+#include "stall.h"	/* the NICs' gap estimators */
 
 /* Everything is hidden (-fvisibility=hidden) unless marked for export. */
 #define R2CC_EXPORT __attribute__((visibility("default")))
@@ -67,6 +68,9 @@ struct r2cc_nic {
 	/* the in-flight window every connection's rails on it share */
 	int wrs;			/* work requests posted, not completed */
 	int active;			/* rails holding or wanting some of it */
+	/* sender: gaps between its completions while busy (stall.h) */
+	struct stall_est gap;
+	uint64_t progress_ns;		/* last completion, or busy since */
 };
 
 /*

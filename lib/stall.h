@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR MIT */
 /*
- * The stall detector's adaptive bound (R2CC_STALL_ADAPT=1, off by default
- * until it is measured on the testbed).
+ * The stall detector's adaptive bound (R2CC_STALL_ADAPT, on by default;
+ * 0 keeps the fixed bound of R2CC_STALL_MS).
  *
  * A rail with work posted is stalled when nothing completes for its bound.
  * A fixed bound (R2CC_STALL_MS, 100 ms) calls a slow or deeply queued link
@@ -56,6 +56,22 @@ static inline uint64_t stall_bound(const struct stall_est *e,
 	if (b < floor_ns)
 		return floor_ns;
 	return b > STALL_ADAPT_CEIL * floor_ns ? STALL_ADAPT_CEIL * floor_ns : b;
+}
+
+/*
+ * A rail's chunk waits behind the work of every connection on its NIC: a
+ * rail that has just been given a failed one's chunks, or that shares its
+ * NIC with many connections, sees a gap far longer than its own history
+ * says, and a reconnected rail has no history at all.  So the bound is at
+ * least what the NIC's own smoothed gap between completions (@nic, kept
+ * across rails and reconnections) says @wrs work requests take to drain,
+ * twice over, plus four variations; 0 without a sample.
+ */
+static inline uint64_t stall_queue_ns(const struct stall_est *nic, int wrs)
+{
+	if (!nic->valid || wrs <= 0)
+		return 0;
+	return 2 * (uint64_t)wrs * nic->srtt_ns + 4 * nic->var_ns;
 }
 
 #endif

@@ -5,7 +5,10 @@
  * goes silent after them is declared stalled within 3 g (issue 30's
  * target), never sooner than the floor nor later than STALL_ADAPT_CEIL
  * times it; a slower link raises it within a few completions, and jittery
- * gaps leave room above their mean (all but under 1% of them).
+ * gaps leave room above their mean (all but under 1% of them).  The
+ * NIC's queue bound: none without a sample or with nothing queued; with
+ * a NIC that completes a chunk every g, a chunk behind w others may take
+ * at least w g and at most about 2 w g before it is called stalled.
  */
 #include <stdio.h>
 
@@ -29,7 +32,7 @@ int main(void)
 	uint64_t b, floor = 100 * MS, s = 0x9e3779b97f4a7c15ull;
 	int i, over = 0;
 
-	tap_plan(7);
+	tap_plan(11);
 	tap_ok(stall_bound(&e, floor) == floor,
 	       "no gap seen: the floor (R2CC_STALL_MS)");
 	b = after(&e, 50, 1 * MS, floor);
@@ -72,5 +75,17 @@ int main(void)
 		over += stall_bound(&e, floor) < floor;
 	}
 	tap_ok(!over, "1000 random gaps under 50 ms: never below the floor");
+
+	e = (struct stall_est){ 0 };
+	tap_ok(stall_queue_ns(&e, 8) == 0, "queue bound: 0 before the NIC's first gap");
+	after(&e, 100, 52 * MS, floor);
+	tap_ok(stall_queue_ns(&e, 0) == 0, "queue bound: 0 with nothing queued");
+	b = stall_queue_ns(&e, 8);
+	tap_ok(b >= 8 * 52 * MS && b <= 3 * 8 * 52 * MS,
+	       "8 chunks queued on a NIC that completes one each 52 ms (64 KiB at 10 Mbit/s): %.1f ms",
+	       b / 1e6);
+	tap_ok(stall_queue_ns(&e, 16) > b,
+	       "twice the queue (a failed rail's chunks): a longer bound (%.1f ms)",
+	       stall_queue_ns(&e, 16) / 1e6);
 	return tap_done();
 }
