@@ -81,7 +81,7 @@ int r2cc_tune_resolve(struct r2cc_ctx *ctx, const struct r2cc_ctx_opts *o)
 	ret = ret ?: r2cc_tune_u32(ctx, 0, "R2CC_DEGRADE_HOLD_MS", 10000, 0, 600000,
 			           &t->degrade_hold_ms);
 	/* The stall detector's bound from each rail's gaps (stall.h). */
-	ret = ret ?: r2cc_tune_u32(ctx, 0, "R2CC_STALL_ADAPT", 0, 0, 1,
+	ret = ret ?: r2cc_tune_u32(ctx, 0, "R2CC_STALL_ADAPT", 1, 0, 1,
 			           &t->stall_adapt);
 	/* The progress thread's period (progress.c); 0: no thread. */
 	ret = ret ?: r2cc_tune_u32(ctx, 0, "R2CC_PROGRESS_MS", 10, 0, 10000,

@@ -41,10 +41,11 @@ out=$(mktemp -d)
 # shellcheck source=scripts/bench-common.sh
 . "$here/scripts/bench-common.sh"
 
-# run ADAPT: one run; prints "failovers F tcp T seconds S" summed over
-# the ranks (seconds: rank 0's median allreduce).
+# run ADAPT: one run; prints "failovers F tcp T seconds S drains D"
+# summed over the ranks (seconds: rank 0's median allreduce; drains: the
+# library's warnings that a rail's port was reported degraded).
 run() {
-	local port=$((20000 + RANDOM % 20000)) i pids=() f t s
+	local port=$((20000 + RANDOM % 20000)) i pids=() f t s d
 	for ((i = nodes - 1; i >= 0; i--)); do
 		"$tb" exec --timeout 900 "node$i" -- env R2CC_ROOT=198.19.1.1:$port \
 			WORLD_SIZE="$nodes" RANK=$i R2CC_SOCKET_IFNAME=ctl0 \
@@ -60,7 +61,8 @@ run() {
 	t=$(sed -n 's/^coll-result: .* tcp=\([0-9]*\).*/\1/p' "$out"/*.log |
 		awk '{s += $1} END {print s + 0}')
 	s=$(awk '/^iter: / && $2 > 0 {print $3}' "$out/0.log" | median)
-	echo "failovers $f tcp $t seconds ${s:-?}"
+	d=$(cat "$out"/[0-9]*.log | grep -c 'port degraded; draining')
+	echo "failovers $f tcp $t seconds ${s:-?} drains $d"
 }
 
 echo "== $nodes nodes x 2 NICs, every rail at $rate Mbit/s, $iters allreduces of $size bytes on the mesh, no fault"
@@ -72,6 +74,6 @@ for ((r = 1; r <= rounds; r++)); do
 	done
 done
 for a in 0 1; do
-	echo "R2CC_STALL_ADAPT=$a: median failovers $(awk '{print $2}' "$out/adapt$a" | median), TCP bytes $(awk '{print $4}' "$out/adapt$a" | median), allreduce $(awk '{print $6}' "$out/adapt$a" | median) s"
+	echo "R2CC_STALL_ADAPT=$a: median failovers $(awk '{print $2}' "$out/adapt$a" | median), TCP bytes $(awk '{print $4}' "$out/adapt$a" | median), allreduce $(awk '{print $6}' "$out/adapt$a" | median) s, drains $(awk '{print $8}' "$out/adapt$a" | median)"
 done
 echo "(raw logs in $out)"
