@@ -32,6 +32,8 @@
 struct r2cc_dev;
 
 #define R2CC_ERR_COUNTERS_MAX	8
+/* A port degrades on the mean of this many polls' error rates. */
+#define R2CC_DEGRADE_POLLS	3
 
 struct r2cc_port {
 	struct r2cc_dev *dev;
@@ -62,7 +64,9 @@ struct r2cc_port {
 	u8 err_timeout;			/* BIT(i): err_idx[i] is a timeout */
 	/* Under r2cc_lock. */
 	bool degraded;
-	u8 over_polls, under_polls;
+	u8 under_polls;			/* in a row at or under recover */
+	u8 win_n, win_at;		/* rates in @win, the next slot */
+	u64 win[R2CC_DEGRADE_POLLS];	/* the last polls' error rates */
 	u32 degrade_rate, recover_rate;	/* sysfs overrides, 0: module's */
 	u64 err_last, err_last_ns;	/* the last reading */
 	u64 err_total;			/* errors counted since added */

@@ -4,10 +4,10 @@
  * port drops, retransmissions, out-of-sequence and duplicate requests and
  * ACK timeouts climb.  Every poll_ms the port work reads the device's
  * error counters (its hw_counters, the ones `rdma statistic` shows) and
- * turns their rise into a rate; a rate at or above degrade_rate for
- * R2CC_DEGRADE_POLLS polls makes an ACTIVE port DEGRADED, one at or under
- * recover_rate for R2CC_RECOVER_POLLS polls makes it RECOVERED.  Between
- * the two nothing changes (hysteresis).
+ * turns their rise into a rate; a mean rate over R2CC_DEGRADE_POLLS polls
+ * at or above degrade_rate makes an ACTIVE port DEGRADED, a rate at or
+ * under recover_rate for R2CC_RECOVER_POLLS polls in a row makes it
+ * RECOVERED.  Between the two nothing changes (hysteresis).
  *
  * ib_core exports no reader of a port's counters for clients (6.1, 6.12:
  * rdma_counter_get_hwstat_value() is internal), so this reads them through
@@ -24,7 +24,6 @@
 #include "r2cc.h"
 #include "r2cc_trace.h"
 
-#define R2CC_DEGRADE_POLLS	3
 #define R2CC_RECOVER_POLLS	5
 
 /*
@@ -146,15 +145,23 @@ u16 r2cc_health_apply(struct r2cc_port *p, u64 sum, u64 now)
 }
 
 /*
- * Hysteresis over the rate just measured; under r2cc_lock.  A degrade_rate
- * of 0 turns early warning off (a degraded port then recovers).
+ * Hysteresis over the rates measured; under r2cc_lock.  A port degrades
+ * when the mean of its last R2CC_DEGRADE_POLLS rates reaches degrade_rate:
+ * losses come in bursts, and a lossy rail under a library's stream shows
+ * sequence errors at 0 to 7 a second from one poll to the next, so a rule
+ * of every poll at or above the rate would miss it now and then for tens
+ * of seconds.  It recovers after R2CC_RECOVER_POLLS polls in a row at or
+ * under recover_rate.  A degrade_rate of 0 turns early warning off (a
+ * degraded port then recovers).
  */
 static u16 r2cc_health_judge(struct r2cc_port *p)
 {
+	u64 sum = 0;
 	u32 degrade;
+	int i;
 
 	if (p->state != R2CC_PORT_ACTIVE) {
-		p->over_polls = 0;
+		p->win_n = 0;
 		p->under_polls = 0;
 		if (p->degraded) {
 			p->degraded = false;
@@ -162,18 +169,22 @@ static u16 r2cc_health_judge(struct r2cc_port *p)
 		}
 		return 0;
 	}
+	p->win[p->win_at] = p->error_rate;
+	p->win_at = (p->win_at + 1) % R2CC_DEGRADE_POLLS;
+	if (p->win_n < R2CC_DEGRADE_POLLS)
+		p->win_n++;
+	for (i = 0; p->win_n == R2CC_DEGRADE_POLLS && i < p->win_n; i++)
+		sum += p->win[i];	/* all fresh: written since the reset */
 	degrade = r2cc_rate_or(p->degrade_rate, r2cc_degrade_rate);
-	if (degrade && p->error_rate >= degrade) {
+	if (degrade && p->win_n == R2CC_DEGRADE_POLLS &&
+	    sum >= (u64)degrade * R2CC_DEGRADE_POLLS) {
 		p->under_polls = 0;
-		if (p->over_polls < U8_MAX)
-			p->over_polls++;
-		if (!p->degraded && p->over_polls >= R2CC_DEGRADE_POLLS) {
+		if (!p->degraded) {
 			p->degraded = true;
 			return R2CC_EV_PORT_DEGRADED;
 		}
 	} else if (!degrade || p->error_rate <=
 		   r2cc_rate_or(p->recover_rate, r2cc_recover_rate)) {
-		p->over_polls = 0;
 		if (p->under_polls < U8_MAX)
 			p->under_polls++;
 		if (p->degraded && p->under_polls >= R2CC_RECOVER_POLLS) {
@@ -181,7 +192,6 @@ static u16 r2cc_health_judge(struct r2cc_port *p)
 			return R2CC_EV_PORT_RECOVERED;
 		}
 	} else {
-		p->over_polls = 0;
 		p->under_polls = 0;
 	}
 	return 0;

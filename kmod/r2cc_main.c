@@ -112,9 +112,9 @@ bool r2cc_carrier_down;
 module_param_named(carrier_down, r2cc_carrier_down, bool, 0644);
 MODULE_PARM_DESC(carrier_down, "report a RoCE port DOWN from its netdev's carrier loss, before any query (default off)");
 
-unsigned int r2cc_degrade_rate = 5;
+unsigned int r2cc_degrade_rate = 2;
 module_param_named(degrade_rate, r2cc_degrade_rate, uint, 0644);
-MODULE_PARM_DESC(degrade_rate, "sequence errors per second (lost packets; see count_timeouts) that make an ACTIVE port DEGRADED after 3 polls in a row (default 5, 0 = early warning off)");
+MODULE_PARM_DESC(degrade_rate, "sequence errors per second (lost packets; see count_timeouts) that make an ACTIVE port DEGRADED, as the mean of 3 polls (default 2, 0 = early warning off)");
 
 unsigned int r2cc_recover_rate = 1;
 module_param_named(recover_rate, r2cc_recover_rate, uint, 0644);

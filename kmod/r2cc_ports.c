@@ -167,7 +167,7 @@ static void r2cc_port_report(struct r2cc_port *p, u8 state, u8 reason,
 	/* A port that leaves ACTIVE is not degraded: its DOWN says more. */
 	if (state != R2CC_PORT_ACTIVE && p->degraded) {
 		p->degraded = false;
-		p->over_polls = 0;
+		p->win_n = 0;
 		p->under_polls = 0;
 	}
 	p->state = state;
