@@ -608,6 +608,7 @@ static void sender_cq(struct r2cc_conn *c, struct rail *r,
 				stall_sample(&n->gap, now - n->progress_ns);
 		}
 		r->last_progress_ns = now;
+		r->done_ns = now;
 		n->progress_ns = now;
 	}
 	if (wc->wr_id == PROBE_WRID) {
@@ -1008,6 +1009,26 @@ static void settle(struct r2cc_conn *c, struct rail *r)
 		rail_fence_done(c, r);
 }
 
+/*
+ * Whether another rail of @c completed work since @r last made progress.
+ * A rail that falls silent while another to the same peer completes has a
+ * fault on its own path.  One that falls silent with every other rail of
+ * the connection is as likely to wait on a pause of the peer, of its NIC
+ * or of this host (seen on the testbed: the TCG guests stop for a few
+ * hundred milliseconds now and then, and both rails of a connection then
+ * stalled together), so it gets STALL_ALONE times its bound.
+ */
+static bool peer_heard_since(const struct r2cc_conn *c, const struct rail *r)
+{
+	int i;
+
+	for (i = 0; i < c->nrails; i++)
+		if (&c->rails[i] != r && c->rails[i].state == RAIL_UP &&
+		    c->rails[i].done_ns > r->last_progress_ns)
+			return true;
+	return false;
+}
+
 static void watch_rail(struct r2cc_conn *c, struct rail *r)
 {
 	uint64_t now = r2cc_now_ns();
@@ -1033,7 +1054,9 @@ static void watch_rail(struct r2cc_conn *c, struct rail *r)
 				stall = q;
 		}
 		if (c->sender && r->outstanding &&
-		    now > r->last_progress_ns + stall) {
+		    now > r->last_progress_ns + stall &&
+		    (!c->ctx->tune.stall_adapt || peer_heard_since(c, r) ||
+		     now > r->last_progress_ns + STALL_ALONE * stall)) {
 			r2cc_log(c->ctx, R2CC_LOG_INFO,
 				 "rail %d: no completion for %.1f ms (bound %.1f ms, smoothed gap %.1f ms)",
 				 (int)(r - c->rails),

@@ -56,6 +56,7 @@ struct rail {
 	bool nic_wait;			/* sender: found its NIC's window full */
 	int rq_posted;			/* receiver: receives posted */
 	uint64_t last_progress_ns;	/* sender: last completion (or post) */
+	uint64_t done_ns;		/* sender: last completion, only */
 	struct stall_est stall;		/* sender: gaps between completions */
 	uint64_t fence_start_ns;
 	uint64_t vtime;			/* bytes posted / weight, scheduling */

@@ -21,6 +21,8 @@
 
 /* the bound is at most this many times R2CC_STALL_MS */
 #define STALL_ADAPT_CEIL	16
+/* a rail silent with the rest of its connection waits this many bounds */
+#define STALL_ALONE		4
 
 struct stall_est {
 	uint64_t srtt_ns;		/* smoothed gap between completions */
