@@ -84,6 +84,12 @@ static void shape_slot_reuse(struct xs_config *c)
 	c->nmsgs = 600;
 	c->send_window = 16;
 	c->rail_depth = 2;
+	/*
+	 * A later group overtakes the earlier ones more often under the
+	 * fixed stall bound: 26 of 40 seeds reached it so on 2026-12-07, 14
+	 * with the bound drawn as for any seed (half of them adaptive).
+	 */
+	c->stall_adapt = false;
 }
 
 static bool slot_busy(void)
