@@ -320,10 +320,12 @@ static bool post_chunk(struct r2cc_conn *c, struct rail *r, struct msg *m,
 		fail_rail(c, r, "post failed");
 		return false;
 	}
-	if (!r->outstanding)
+	if (!r->outstanding) {
 		r->last_progress_ns = r2cc_now_ns();
-	if (!c->ctx->nics[r->nic].wrs)
-		c->ctx->nics[r->nic].progress_ns = r2cc_now_ns();
+		/* the NIC's count is its rails': idle too, or busy before */
+		if (!c->ctx->nics[r->nic].wrs)
+			c->ctx->nics[r->nic].progress_ns = r->last_progress_ns;
+	}
 	rail_out(r, r->outstanding + 1);
 	r->used++;
 	if (m->chunk_rail[k] & RESENT) {
@@ -1045,13 +1047,9 @@ static void watch_rail(struct r2cc_conn *c, struct rail *r)
 		/* Nothing completes though work is posted: a black hole. */
 		if (c->ctx->tune.stall_adapt) {
 			const struct r2cc_nic *n = &c->ctx->nics[r->nic];
-			uint64_t q = stall_queue_ns(&n->gap, n->wrs);
 
-			if (q > STALL_ADAPT_CEIL * stall)
-				q = STALL_ADAPT_CEIL * stall;
-			stall = stall_bound(&r->stall, stall);
-			if (q > stall)
-				stall = q;
+			stall = stall_bound_queued(&r->stall, &n->gap, n->wrs,
+						   stall);
 		}
 		if (c->sender && r->outstanding &&
 		    now > r->last_progress_ns + stall &&

@@ -76,4 +76,19 @@ static inline uint64_t stall_queue_ns(const struct stall_est *nic, int wrs)
 	return 2 * (uint64_t)wrs * nic->srtt_ns + 4 * nic->var_ns;
 }
 
+/*
+ * A rail's whole bound: its own (stall_bound()), or its NIC's queue's when
+ * that is longer, under the same ceiling.
+ */
+static inline uint64_t stall_bound_queued(const struct stall_est *rail,
+					  const struct stall_est *nic, int wrs,
+					  uint64_t floor_ns)
+{
+	uint64_t b = stall_bound(rail, floor_ns), q = stall_queue_ns(nic, wrs);
+
+	if (q > STALL_ADAPT_CEIL * floor_ns)
+		q = STALL_ADAPT_CEIL * floor_ns;
+	return q > b ? q : b;
+}
+
 #endif

@@ -32,7 +32,7 @@ int main(void)
 	uint64_t b, floor = 100 * MS, s = 0x9e3779b97f4a7c15ull;
 	int i, over = 0;
 
-	tap_plan(11);
+	tap_plan(13);
 	tap_ok(stall_bound(&e, floor) == floor,
 	       "no gap seen: the floor (R2CC_STALL_MS)");
 	b = after(&e, 50, 1 * MS, floor);
@@ -87,5 +87,15 @@ int main(void)
 	tap_ok(stall_queue_ns(&e, 16) > b,
 	       "twice the queue (a failed rail's chunks): a longer bound (%.1f ms)",
 	       stall_queue_ns(&e, 16) / 1e6);
+	{
+		struct stall_est rail = { 0 };
+
+		tap_ok(stall_bound_queued(&rail, &e, 8, floor) == b,
+		       "a rail with no history behind 8 queued chunks: the queue's bound (%.1f ms)",
+		       b / 1e6);
+		tap_ok(stall_bound_queued(&rail, &e, 1000, floor) ==
+		       STALL_ADAPT_CEIL * floor,
+		       "1000 queued: capped at %d times the floor", STALL_ADAPT_CEIL);
+	}
 	return tap_done();
 }
