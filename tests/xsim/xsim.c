@@ -511,6 +511,8 @@ int main(int argc, char **argv)
 	printf("# %llu seeds in %.1f s (%.0f seeds/s, %.0f steps/s)\n",
 	       (unsigned long long)(s - first), wall() - t0,
 	       (s - first) / (wall() - t0), xs_steps_total / (wall() - t0));
+	/* the same seeds take the same steps: a digest of the run */
+	printf("# %llu steps in all\n", (unsigned long long)xs_steps_total);
 	printf("%sok 1 - protocol simulator%s%s: %llu seeds from %llu, %d failed\n",
 	       bad ? "not " : "", k ? ", case " : "", k ? k->name : "",
 	       (unsigned long long)(s - first), (unsigned long long)first, bad);
