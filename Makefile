@@ -46,7 +46,12 @@ else
 KDIR ?= /lib/modules/$(KVER_RUNNING)/build
 endif
 
-LIB_SRCS  := $(wildcard lib/*.c)
+# The library's sources, one folder per layer (lib/*/, and the collectives'
+# models in lib/coll/model): a new file is built by its folder.  They
+# include each other by their path under lib/ ("xport/rail.h").
+LIB_SRCS  := $(wildcard lib/*/*.c lib/*/*/*.c)
+LIB_HDRS  := $(wildcard lib/*/*.h lib/*/*/*.h include/r2cc/*.h)
+LIB_INC   := -Ilib
 LIB_OBJS  := $(patsubst lib/%.c,$(BUILD)/lib/%.o,$(LIB_SRCS))
 SONAME    := libr2cc.so.0
 LIBSO     := $(BUILD)/lib/libr2cc.so.$(VERSION)
@@ -55,13 +60,13 @@ PCFILE    := $(BUILD)/lib/r2cc.pc
 # The NCCL net plugin, beside libr2cc (it finds it there: rpath $ORIGIN).
 # NCCL dlclose()s it after the last finalize; nodelete keeps it and
 # libr2cc mapped under libr2cc's reaper thread, which outlives them.
-NCCL_SRCS := $(wildcard lib/nccl/*.c)
-NCCL_OBJS := $(patsubst lib/nccl/%.c,$(BUILD)/lib/nccl/%.o,$(NCCL_SRCS))
+NCCL_SRCS := $(wildcard plugins/nccl/*.c)
+NCCL_OBJS := $(patsubst plugins/nccl/%.c,$(BUILD)/plugins/nccl/%.o,$(NCCL_SRCS))
 NCCL_SO   := $(BUILD)/lib/libnccl-net-r2cc.so
 TB_BINS   := $(BUILD)/tools/r2cc-tb-agent $(BUILD)/tools/r2cc-tb-hub
 PERF_SRCS := $(wildcard tools/perf/*.c)
 PERF_BIN  := $(BUILD)/tools/r2cc-perf
-CTL_SRCS  := $(wildcard tools/r2ccctl/*.c) lib/proc_start.c
+CTL_SRCS  := $(wildcard tools/r2ccctl/*.c) lib/base/proc_start.c
 CTL_BIN   := $(BUILD)/tools/r2ccctl
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
@@ -89,16 +94,18 @@ libtests: $(LIBTEST_BINS) $(NCCLTEST_BINS)
 sim:
 	@$(MAKE) -s -C tools/sim BUILD=$(BUILD)
 
-$(BUILD)/lib/cuda.o $(BUILD)/asan/lib/cuda.o: CPPFLAGS += $(CUDA_CPPFLAGS)
-$(BUILD)/lib/%.o: lib/%.c $(wildcard lib/*.h include/r2cc/*.h) | $(BUILD)/lib
-	$(CC) $(ALL_CFLAGS) -fvisibility=hidden -c -o $@ $<
+$(BUILD)/lib/xport/cuda.o $(BUILD)/asan/lib/xport/cuda.o: CPPFLAGS += $(CUDA_CPPFLAGS)
+$(BUILD)/lib/%.o: lib/%.c $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(LIB_INC) -fvisibility=hidden -c -o $@ $<
 
-$(BUILD)/lib/nccl/%.o: lib/nccl/%.c $(wildcard lib/nccl/*.h include/r2cc/*.h)
+# The plugin uses the public headers only: no -Ilib.
+$(BUILD)/plugins/nccl/%.o: plugins/nccl/%.c $(wildcard plugins/nccl/*.h include/r2cc/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -fvisibility=hidden -c -o $@ $<
 
-$(NCCL_SO): $(NCCL_OBJS) lib/nccl/plugin.map $(LIBSO)
-	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,--version-script=lib/nccl/plugin.map \
+$(NCCL_SO): $(NCCL_OBJS) plugins/nccl/plugin.map $(LIBSO)
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,--version-script=plugins/nccl/plugin.map \
 		-Wl,--no-undefined -Wl,-rpath,'$$ORIGIN' -Wl,-z,nodelete \
 		-o $@ $(NCCL_OBJS) \
 		-L$(BUILD)/lib -l:$(SONAME)
@@ -133,19 +140,19 @@ $(PERF_BIN): $(PERF_SRCS) $(wildcard tools/perf/*.h include/r2cc/*.h) $(LIBSO) |
 
 # Unit tests link the static library: they may call its internals.
 $(BUILD)/tests/unit/%: tests/unit/%.c tests/lib/tap.h tests/lib/xorshift.h $(LIBA) $(LIBSO) | $(BUILD)/tests/unit
-	$(CC) $(ALL_CFLAGS) -Itests/lib -o $@ $< $(LIBA) -libverbs
+	$(CC) $(ALL_CFLAGS) $(LIB_INC) -Itests/lib -o $@ $< $(LIBA) -libverbs
 
 
 # Library tests the testbed runs in the nodes, against the shared library.
 # NCCL-shaped tests: they dlopen the plugin as NCCL does (and use
 # libr2cc's bootstrap to swap handles).
-$(BUILD)/tests/nccl/%: tests/nccl/%.c tests/lib/tap.h tests/lib/xorshift.h $(wildcard lib/nccl/*.h) $(LIBSO) $(NCCL_SO)
+$(BUILD)/tests/nccl/%: tests/nccl/%.c tests/lib/tap.h tests/lib/xorshift.h $(wildcard plugins/nccl/*.h) $(LIBSO) $(NCCL_SO)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Itests/lib -Ilib/nccl -o $@.tmp $< -L$(BUILD)/lib -lr2cc \
+	$(CC) $(ALL_CFLAGS) -Itests/lib -Iplugins/nccl -o $@.tmp $< -L$(BUILD)/lib -lr2cc \
 		-Wl,-rpath,$(BUILD)/lib -ldl -lpthread
 	mv -f $@.tmp $@
 
-$(BUILD)/tests/libr2cc/%: tests/libr2cc/%.c tests/lib/tap.h $(wildcard tests/libr2cc/*.h) lib/wire.h lib/rail_reason.h $(LIBSO) | $(BUILD)/tests/libr2cc
+$(BUILD)/tests/libr2cc/%: tests/libr2cc/%.c tests/lib/tap.h $(wildcard tests/libr2cc/*.h) lib/xport/wire.h lib/xport/rail_reason.h $(LIBSO) | $(BUILD)/tests/libr2cc
 	$(CC) $(ALL_CFLAGS) -Itests/lib -Ilib -o $@.tmp $< -L$(BUILD)/lib -lr2cc \
 		-Wl,-rpath,$(BUILD)/lib
 	mv -f $@.tmp $@
@@ -165,9 +172,11 @@ $(BUILD)/tests/kmod/%: tests/kmod/%.c tests/kmod/r2cc_test.h tests/lib/tap.h inc
 		$(if $(filter lib_loopback,$*),-L$(BUILD)/lib -lr2cc $(KSELFTEST_RPATH))
 	mv -f $@.tmp $@
 
-$(CTL_BIN): $(CTL_SRCS) tools/r2ccctl/r2ccctl.h lib/proc_start.h lib/rail_reason.h include/uapi/linux/r2cc.h \
+# r2ccctl shares two files with the library (tests/unit/layers.sh checks
+# it takes no more): lib/base/proc_start.c and lib/xport/rail_reason.h.
+$(CTL_BIN): $(CTL_SRCS) tools/r2ccctl/r2ccctl.h lib/base/proc_start.h lib/xport/rail_reason.h include/uapi/linux/r2cc.h \
 	    include/r2cc/job.h include/r2cc/r2cc.h | $(BUILD)/tools
-	$(CC) $(CPPFLAGS_R2CC) $(WARN) -std=gnu11 $(CFLAGS) $(CPPFLAGS) \
+	$(CC) $(CPPFLAGS_R2CC) $(LIB_INC) $(WARN) -std=gnu11 $(CFLAGS) $(CPPFLAGS) \
 		$(LDFLAGS) -DR2CC_CTL_VERSION='"$(VERSION)"' -o $@.tmp $(CTL_SRCS) \
 		$$(pkg-config --cflags --libs libnl-genl-3.0)
 	mv -f $@.tmp $@
@@ -223,9 +232,9 @@ SAN_LIBA  := $(BUILD)/asan/lib/libr2cc.a
 SAN_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/asan/tests/unit/%,$(UNIT_SRCS))
 .PHONY: check-sanitize sanitize-unit
 
-$(BUILD)/asan/lib/%.o: lib/%.c $(wildcard lib/*.h include/r2cc/*.h)
+$(BUILD)/asan/lib/%.o: lib/%.c $(LIB_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -fvisibility=hidden -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(LIB_INC) $(SAN_FLAGS) -fvisibility=hidden -c -o $@ $<
 
 $(SAN_LIBA): $(SAN_OBJS)
 	rm -f $@
@@ -233,7 +242,7 @@ $(SAN_LIBA): $(SAN_OBJS)
 
 $(BUILD)/asan/tests/unit/%: tests/unit/%.c tests/lib/tap.h tests/lib/xorshift.h $(SAN_LIBA)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Itests/lib -o $@ $< $(SAN_LIBA) -libverbs
+	$(CC) $(ALL_CFLAGS) $(LIB_INC) $(SAN_FLAGS) -Itests/lib -o $@ $< $(SAN_LIBA) -libverbs
 
 sanitize-unit: $(SAN_BINS)
 
@@ -335,7 +344,7 @@ uninstall:
 clean:
 	@if [ -e $(BUILD)/testbed/state.json ]; then tools/testbed/r2cc-testbed down; fi
 	$(MAKE) -s -C tools/sim BUILD=$(BUILD) clean
-	rm -rf $(BUILD)/lib $(BUILD)/tools $(BUILD)/tests $(BUILD)/kmod
+	rm -rf $(BUILD)/lib $(BUILD)/plugins $(BUILD)/tools $(BUILD)/tests $(BUILD)/kmod
 	rm -f kmod/*.o kmod/.*.cmd *.o .*.cmd *.ko *.mod *.mod.c *.mod.o \
 	      Module.symvers modules.order
 	rm -rf .tmp_versions
@@ -356,5 +365,5 @@ help:
 	@echo "make clean       build outputs (keeps downloaded kernels)"
 
 include tests/xsim/xsim.mk
-include lib/torch/torch.mk
+include bindings/torch/torch.mk
 include tests/fuzz/fuzz.mk

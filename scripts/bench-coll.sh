@@ -19,7 +19,7 @@
 #      weighted ring (R2CC_ALGO=weighted: chunks sized to the view), side
 #      by side; each against the healthy time, the lower bound
 #      T_LB = max(D/(beta B), 2(n-1)D/((n-1+beta)B)) of the R2CCL paper for
-#      D = size, and the cost model's prediction (lib/coll_weight.c, the
+#      D = size, and the cost model's prediction (lib/coll/model/weight.c, the
 #      code r2cc-sim runs: tests/unit/coll_weight prints it);
 #   4. nodes 1 and 2 each down to one NIC, both ways;
 #   5. section 3 again with R2CC_COLL_SETS=2 and 4 side by side: how far
@@ -121,7 +121,7 @@ echo "time ${t:-?} s per allreduce; busbw $(bus "${t:-1}") Mbit/s; busbw / B $(e
 
 ratio() { echo "scale=3; ${1:-0} / ${2:-1}" | bc; }
 # T_LB for one degraded node at beta, and the weighted ring's model time
-# (lib/coll_weight.c's optimum: D/(beta B) up to beta = 1/2, then
+# (lib/coll/model/weight.c's optimum: D/(beta B) up to beta = 1/2, then
 # 2(n-1)D/((n-2+2 beta)B)), in seconds, for D = size, B = B
 lb() { echo "scale=4; d = $size * 8 / ($B * 1000000); n = $nodes; b = $1; x = d / b; y = 2 * (n - 1) * d / (n - 1 + b); if (x > y) x else y" | bc; }
 model_w() { echo "scale=4; d = $size * 8 / ($B * 1000000); n = $nodes; b = $1; if (b <= 0.5) d / b else 2 * (n - 1) * d / (n - 2 + 2 * b)" | bc; }

@@ -7,7 +7,7 @@
 # shaped to MBIT (10 by default), back-to-back allreduces of SIZE bytes
 # (1 MiB) on a communicator with the mesh, the stall detector at its
 # default 100 ms; once with the fixed bound and once with the adaptive one
-# (R2CC_STALL_ADAPT=1, lib/stall.h), alternating for N rounds.  Prints
+# (R2CC_STALL_ADAPT=1, lib/base/stall.h), alternating for N rounds.  Prints
 # each run's failovers per rank and bytes over the TCP fallback, the
 # allreduces' median time, and at the end the medians per setting.
 set -u

@@ -4,7 +4,7 @@
 # Installs what building and testing r2cc needs on Debian 12, from the
 # Debian archive only: tools, rdma-core, QEMU, and the headers of the two
 # testbed kernels (the current bookworm 6.1 and bookworm-security 6.12),
-# PyTorch for the torch backend (lib/torch),
+# PyTorch for the torch backend (bindings/torch),
 # then fetches those kernels into build/cache.  Quiet and quick when all is
 # already there.
 set -euo pipefail

@@ -8,7 +8,7 @@
 # the CUDA toolkit and NCCL where this project's build machines have them):
 #   1. the GPU, its driver and CUDA version (nvidia-smi, read only);
 #   2. the toolchain, reporting what is missing;
-#   3. `make lib` with <cuda.h> found, so that lib/cuda.c has its GPU
+#   3. `make lib` with <cuda.h> found, so that lib/xport/cuda.c has its GPU
 #      path, and tests/gpu/{nccl_allreduce,mr_cuda}.c;
 #   4. an RDMA device: one already there, else soft-RoCE (rdma_rxe) on
 #      the first non-loopback interface that is up with an IPv4 address,

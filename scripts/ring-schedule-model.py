@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""The ring engine's schedule (lib/coll_run.c) as a timed graph.
+"""The ring engine's schedule (lib/coll/run.c) as a timed graph.
 
-lib/coll_weight.c sizes the weighted ring's chunks with a fluid model:
+lib/coll/model/weight.c sizes the weighted ring's chunks with a fluid model:
 every link busy all the time, only the bytes per link count.  The engine
 is not fluid.  Each link sends its messages in a fixed order (batch,
 step, slice), and a message leaves only when
@@ -18,7 +18,7 @@ no latency, and prints the allreduce time of the ring and of the weighted
 ring for the engine's settings, in units of D / B (the data over one
 healthy node's bandwidth).  It is the model that explains why the
 weighted ring measured slower than the ring (Documentation/coll.rst,
-"The engine's schedule"); lib/coll_sched.c walks the same graph in the
+"The engine's schedule"); lib/coll/model/sched.c walks the same graph in the
 library, where auto asks it whether to run an allreduce weighted
 (tests/unit/coll_weight checks both give the figures coll.rst quotes).
 

@@ -21,7 +21,7 @@ FUZZ_CC    ?= $(or $(shell command -v clang 2>/dev/null),\
 FUZZ_SECS  ?= 10
 FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	      -fno-omit-frame-pointer
-FUZZ_CFLAGS = $(ALL_CFLAGS) -Wno-error $(FUZZ_SAN) -MMD -MP
+FUZZ_CFLAGS = $(ALL_CFLAGS) $(LIB_INC) -Wno-error $(FUZZ_SAN) -MMD -MP
 FUZZ_SRCS  := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_NAMES := $(patsubst tests/fuzz/%.c,%,$(FUZZ_SRCS))
 FUZZ_BINS  := $(addprefix $(BUILD)/fuzz/,$(FUZZ_NAMES))
@@ -49,7 +49,7 @@ fuzz-cc:
 		"(apt-get install clang-14 libclang-rt-14-dev, or set FUZZ_CC)" >&2; \
 		exit 1; }
 
-$(BUILD)/fuzz/lib/cuda.o: CPPFLAGS += $(CUDA_CPPFLAGS)
+$(BUILD)/fuzz/lib/xport/cuda.o: CPPFLAGS += $(CUDA_CPPFLAGS)
 $(BUILD)/fuzz/lib/%.o: lib/%.c | fuzz-cc
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -fvisibility=hidden \
@@ -66,7 +66,7 @@ $(FUZZ_LIB_BINS): $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_LIBA)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIBA) \
 		-libverbs
 
-$(BUILD)/fuzz/xsim/lib/cuda.o: CPPFLAGS += $(CUDA_CPPFLAGS)
+$(BUILD)/fuzz/xsim/lib/xport/cuda.o: CPPFLAGS += $(CUDA_CPPFLAGS)
 $(BUILD)/fuzz/xsim/lib/%.o: lib/%.c | fuzz-cc
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(XSIM_CFLAGS) -fsanitize=fuzzer-no-link \
@@ -89,5 +89,6 @@ check-fuzz: fuzz
 clean-fuzz:
 	rm -rf $(BUILD)/fuzz
 
--include $(wildcard $(BUILD)/fuzz/*.d $(BUILD)/fuzz/lib/*.d \
-		     $(BUILD)/fuzz/xsim/*.d $(BUILD)/fuzz/xsim/lib/*.d)
+-include $(wildcard $(BUILD)/fuzz/*.d $(BUILD)/fuzz/lib/*/*.d \
+		     $(BUILD)/fuzz/lib/*/*/*.d $(BUILD)/fuzz/xsim/*.d \
+		     $(BUILD)/fuzz/xsim/lib/*/*.d)

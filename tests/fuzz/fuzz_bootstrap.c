@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * libFuzzer: what a hostile peer can send the bootstrap (lib/bootstrap.c).
+ * libFuzzer: what a hostile peer can send the bootstrap (lib/boot/bootstrap.c).
  *
  * The file is compiled into this target, so that its static readers are
  * driven directly: the library's end of every connection is one end of an
@@ -34,7 +34,7 @@
  * a failed step's error sticks; a successful WELCOME or allgather put
  * exactly the right bytes on every connection.
  */
-#include "../../lib/bootstrap.c"	/* its static readers and state */
+#include "../../lib/boot/bootstrap.c"	/* its static readers and state */
 
 #include "fuzz.h"
 

@@ -3,14 +3,14 @@
  * libFuzzer: what a user configures the library with, from the
  * environment and the size-versioned option structs.
  *
- *  - The bootstrap's boot_config() (lib/bootstrap.c, compiled into this
+ *  - The bootstrap's boot_config() (lib/boot/bootstrap.c, compiled into this
  *    target for its static functions): struct r2cc_boot_opts of any size
  *    the caller may claim (r2cc_opts_in()), the root as "host:port" or
  *    "[v6]:port" from the options, $R2CC_ROOT or $MASTER_ADDR and
  *    $MASTER_PORT, the rank, world size and step timeout from the options
  *    or $R2CC_RANK/$RANK, $R2CC_WORLD_SIZE/$WORLD_SIZE and
  *    $R2CC_BOOT_TIMEOUT_MS; and parse_root() on its own.
- *  - The transport tuning, r2cc_tune_resolve() (lib/ctx.c): $R2CC_CHUNK_SIZE,
+ *  - The transport tuning, r2cc_tune_resolve() (lib/base/tune.c): $R2CC_CHUNK_SIZE,
  *    $R2CC_STALL_MS, $R2CC_RAIL_DEPTH, $R2CC_PEER_TIMEOUT_MS,
  *    $R2CC_IB_TIMEOUT, $R2CC_TCP_FALLBACK, $R2CC_SOCKET_IFNAME.
  *
@@ -25,7 +25,7 @@
  * Checked besides the sanitizers: only documented errors, and what an
  * accepted configuration must satisfy.
  */
-#include "../../lib/bootstrap.c"	/* boot_config(), parse_root() */
+#include "../../lib/boot/bootstrap.c"	/* boot_config(), parse_root() */
 
 #include <stddef.h>
 

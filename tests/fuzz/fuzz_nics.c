@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * libFuzzer: the R2CC_NICS selection parser and matcher (lib/nics.c).
+ * libFuzzer: the R2CC_NICS selection parser and matcher (lib/base/nics.c).
  *
  * Input: the selection string up to the first NUL byte (all of it if there
  * is none); after that NUL, a device name up to the next NUL and one port
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/internal.h"
+#include "../../lib/base/base.h"
 
 #include "fuzz.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer: what a hostile peer can say on a connection's control
- * channel (lib/wire.h), read by the transport's real parsers: framing
+ * channel (lib/xport/wire.h), read by the transport's real parsers: framing
  * (ctrl_recv), the handshake (conn_handshake, check_hello), dispatch and
  * the engine (on_cts, on_data, on_msg_err), the rails (rail_on_msg,
  * on_fenced/fenced_ok, on_rail_req, on_rail_ack, receive credits); and
@@ -71,7 +71,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "xport.h"
+#include "xport/xport.h"
 #include "world.h"
 
 #include "fuzz.h"

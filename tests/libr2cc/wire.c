@@ -2,7 +2,7 @@
 /*
  * A hostile peer on the control channel.  This program listens with
  * libr2cc and connects to itself with a raw TCP socket that speaks the
- * wire protocol (lib/wire.h) badly: wrong magic, version, nonce, rail
+ * wire protocol (lib/xport/wire.h) badly: wrong magic, version, nonce, rail
  * counts, lengths and types before the handshake; after it, messages the
  * receiving end must never get, indexes out of range, short and lying
  * lengths, data for buffers that are not open or that it would overrun.
@@ -23,7 +23,7 @@
 #include <r2cc/r2cc.h>
 
 #include "tap.h"
-#include "wire.h"
+#include "xport/wire.h"
 
 static struct r2cc_ctx *ctx;
 static struct r2cc_listener *lst;

@@ -23,7 +23,7 @@
 #include <r2cc/r2cc.h>
 
 #include "crash_report.h"
-#include "rail_reason.h"
+#include "xport/rail_reason.h"
 
 #define MAX_WINDOW 32
 

@@ -5,7 +5,7 @@
 # one NIC and gets them back.  auto must run the ring while the view is
 # even and the optimal allreduce while node1 is degraded (beta = 1/2 or
 # 1/3: the model has it at 0.67 or below of the ring's time, under
-# lib/coll_weight.c's margin of 0.85), every rank must switch at the same
+# lib/coll/model/weight.c's margin of 0.85), every rank must switch at the same
 # collective both ways, and every result must be exact; without the
 # mesh auto never runs it.
 . "$(dirname "$0")/../lib/tap.sh"

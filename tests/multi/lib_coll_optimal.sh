@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# The optimal allreduce (R2CC_ALGO=optimal, lib/coll_direct.c) on a mesh
+# The optimal allreduce (R2CC_ALGO=optimal, lib/coll/direct.c) on a mesh
 # communicator of four nodes: the allreduce part of the collectives'
 # matrix (every dtype x op x count, in place, the same bits everywhere,
 # ranks that disagree) with every allreduce on it (recursive doubling

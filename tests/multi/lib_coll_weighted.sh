@@ -39,7 +39,7 @@ is "$last" 1 "the last view has every rank whole again, so the ring's equal chun
 [ "$_tap_failed" = 0 ] || diag "$(views 0)"
 coll_cleanup
 
-# auto (the default): the engine's schedule model (lib/coll_sched.c)
+# auto (the default): the engine's schedule model (lib/coll/model/sched.c)
 # picks.  Node1 cut to one NIC under 256 KiB allreduces in 4 KiB slices,
 # 16 in flight, 4 slot sets (the model: the weighted ring about 0.8 of
 # the ring's time): some run weighted, the same ones on every rank, every

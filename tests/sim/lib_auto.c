@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * r2cc-lib: allreduce as libr2cc's auto runs it (lib/coll_sched.c at the
+ * r2cc-lib: allreduce as libr2cc's auto runs it (lib/coll/model/sched.c at the
  * library's default slicing), not the cheapest schedule the simulator
  * knows.  At the defaults auto keeps the ring where one node of four lost
  * half its bandwidth, so r2cc-lib pays what R2CCL-Balance pays there and

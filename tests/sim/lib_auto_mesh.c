@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * r2cc-lib-mesh: allreduce as libr2cc's auto runs it on a communicator
- * with the mesh (lib/coll_weight.c's coll_auto_direct, then
- * lib/coll_sched.c, the library's code linked in).  Healthy it is the
+ * with the mesh (lib/coll/model/weight.c's coll_auto_direct, then
+ * lib/coll/model/sched.c, the library's code linked in).  Healthy it is the
  * ring; with one node of four at 1/2 or 2/3 it is the optimal allreduce,
  * at the R2CCL paper's bound and under r2cc-lib's ring; a node at 0.9
  * keeps the ring (the bound is within the margin of it), as do 17 nodes
@@ -11,7 +11,7 @@
  */
 #include <math.h>
 
-#include "coll_weight.h"
+#include "coll/model/model.h"
 #include "simtest.h"
 
 /* One node of @f->nodes at @frac of each of its NICs. */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * r2cc-sim's optimal allreduce (AR_DIRECT, strategy r2cc-optimal) is the
- * library's: the shares come from lib/coll_weight.c through the view in
+ * library's: the shares come from lib/coll/model/weight.c through the view in
  * Mbit/s, as libr2cc computes them.  With one node at beta of the
  * others' bandwidth (alpha = 0) its time is the R2CCL paper's bound
  * T_LB = max(D/(beta B), 2(n-1)D/((n-1+beta)B)) up to the shares'

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# PyTorch DDP on the r2cc backend (lib/torch): tests/torch/ddp_train.py on
+# PyTorch DDP on the r2cc backend (bindings/torch): tests/torch/ddp_train.py on
 # every node of the testbed (up to 4), one rank each, three trainings:
 #   1. r2cc, no fault;
 #   2. r2cc, node1's NIC 0 cut for a few seconds mid-training;

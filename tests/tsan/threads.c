@@ -8,7 +8,7 @@
  * connection, a service thread opens and closes further connections and
  * registers and deregisters memory on both contexts, and a hardware thread
  * runs the fake NIC (tests/xsim/fake_verbs.c, under its own lock) and cuts
- * a rail now and then; each context's own progress thread (lib/progress.c)
+ * a rail now and then; each context's own progress thread (lib/xport/progress.c)
  * runs every millisecond beside them.  Control channels are real TCP over
  * loopback.
  *
@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xport.h"
+#include "xport/xport.h"
 #include "world.h"
 
 #define NRAILS	2

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The optimal allreduce (lib/coll_direct.c) on the host.
+ * The optimal allreduce (lib/coll/direct.c) on the host.
  *
  * Its shares: with one rank at beta of the others' bandwidth the model's
  * time is the R2CCL paper's T_LB = max(1 / beta, 2 (n - 1) / (n - 1 +
@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/coll.h"
+#include "../../lib/coll/coll.h"
 #include "tap.h"
 #include "xorshift.h"
 

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../../lib/coll.h"
+#include "../../lib/coll/coll.h"
 #include "tap.h"
 #include "xorshift.h"
 

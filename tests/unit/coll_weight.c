@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The weighted ring's cost model (lib/coll_weight.c) on the host: equal
+ * The weighted ring's cost model (lib/coll/model/weight.c) on the host: equal
  * chunks for a healthy view; the R2CCL paper's lower bound reached for
  * one rank at half bandwidth and the predicted distance from it above
  * half; never worse than equal chunks; as good as a brute-force search
  * over a grid of chunk sizes; the same weights on every call.  And the
- * engine's schedule model (lib/coll_sched.c) that auto asks: closed
+ * engine's schedule model (lib/coll/model/sched.c) that auto asks: closed
  * forms, the figures Documentation/coll.rst quotes, the choice it makes,
  * and bad arguments.
  */
@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../../lib/coll_weight.h"
+#include "../../lib/coll/model/model.h"
 #include "tap.h"
 #include "xorshift.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * libr2cc's TCP bootstrap (lib/bootstrap.c) on 127.0.0.1: allgather across
+ * libr2cc's TCP bootstrap (lib/boot/bootstrap.c) on 127.0.0.1: allgather across
  * forked ranks for worlds of 1, 2, 4 and 8; options from the environment;
  * hostile options; raw TCP clients that do not speak the protocol, or
  * speak it wrongly, against the root; a root that is not there; ranks that
@@ -641,7 +641,7 @@ static void test_bad_opts(void)
 	       "rank(NULL), size(NULL): EINVAL; destroy(NULL) is a no-op");
 }
 
-/* Opts from an older or a newer header (lib/opts.h); a world of 1. */
+/* Opts from an older or a newer header (lib/base/opts.h); a world of 1. */
 static void test_opts_sizes(void)
 {
 	struct r2cc_boot_opts o;

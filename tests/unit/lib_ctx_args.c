@@ -4,7 +4,7 @@
  * machine without RDMA devices, fails with -ENODEV through the log
  * callback, printing nothing itself.
  *
- * Sized structs from an older or a newer header (lib/opts.h): options
+ * Sized structs from an older or a newer header (lib/base/opts.h): options
  * through r2cc_ctx_create(); r2cc_nic_info(), r2cc_next_event() and
  * r2cc_conn_stats() on a context and a connection made up here, since
  * no real one can be created without RDMA.
@@ -16,7 +16,7 @@
 
 #include <r2cc/r2cc.h>
 
-#include "../../lib/xport.h"
+#include "../../lib/xport/xport.h"
 #include "tap.h"
 
 #define GUARD 0xa5

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* R2CC_NICS parsing, matching and order (lib/nics.c), with hostile input. */
+/* R2CC_NICS parsing, matching and order (lib/base/nics.c), with hostile input. */
 #include <errno.h>
 #include <string.h>
 
-#include "../../lib/internal.h"
+#include "../../lib/base/base.h"
 #include "tap.h"
 
 static int parse(const char *s)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The NCCL plugin's ABI (lib/nccl/abi.h) against NCCL's own layouts on
+ * The NCCL plugin's ABI (plugins/nccl/abi.h) against NCCL's own layouts on
  * x86-64: the size of every struct, the offset and size of every member,
  * the argument types that tell one version's table from the next, and the
  * constants NCCL and the plugin must agree on.  NCCL finds the tables by
@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../lib/nccl/abi.h"
+#include "../../plugins/nccl/abi.h"
 
 #include "tap.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The stall detector's adaptive bound (lib/stall.h): no gap seen, it is
+ * The stall detector's adaptive bound (lib/base/stall.h): no gap seen, it is
  * R2CC_STALL_MS; steady gaps of g bring it to about g, and a link that
  * goes silent after them is declared stalled within 3 g (issue 30's
  * target), never sooner than the floor nor later than STALL_ADAPT_CEIL
@@ -12,7 +12,7 @@
  */
 #include <stdio.h>
 
-#include "../../lib/stall.h"
+#include "../../lib/base/stall.h"
 #include "tap.h"
 #include "xorshift.h"
 

@@ -14,7 +14,7 @@
 
 #include <infiniband/verbs.h>
 
-#include "internal.h"
+#include "base/base.h"
 #include "world.h"
 
 uint64_t xs_now;

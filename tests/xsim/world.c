@@ -25,8 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "publish.h"
-#include "xport.h"
+#include "xport/publish.h"
+#include "xport/xport.h"
 #include "world.h"
 
 #define CHUNK		4096u
@@ -129,7 +129,7 @@ static struct {
 		uint64_t failures[XS_NODES];	/* the rail's, before it */
 	} lc;
 	bool port_went_down[XS_NODES][XS_MAX_RAILS];
-	/* each context's progress thread (lib/progress.c), in virtual time */
+	/* each context's progress thread (lib/xport/progress.c), in virtual time */
 	uint64_t prog_seen[XS_NODES], prog_next[XS_NODES];
 	uint64_t prog_passes[XS_NODES];	/* the passes it made */
 	/* the idle-peer case: a rail cut once the receiver has it all */
@@ -1320,7 +1320,7 @@ static bool rx_paused(void)
 
 /*
  * Each context's progress thread: every progress_ns it makes a pass if
- * nothing made one since it last looked (lib/progress.c's own test).
+ * nothing made one since it last looked (lib/xport/progress.c's own test).
  */
 static void progress_threads(void)
 {

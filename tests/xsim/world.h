@@ -63,7 +63,7 @@ struct xs_config {
 	/* an application with nothing open makes no call at all */
 	bool idle_done;
 	bool tail_cut;			/* the idle-peer case's cut */
-	bool stall_adapt;		/* R2CC_STALL_ADAPT (lib/stall.h) */
+	bool stall_adapt;		/* R2CC_STALL_ADAPT (lib/base/stall.h) */
 	int dg_chunks;			/* the degrade script, see below */
 	int dg_node;			/* whose port degrades: 0 or 1 */
 	int lc_chunks;			/* the locate script, see below */

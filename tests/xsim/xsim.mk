@@ -2,8 +2,11 @@
 # The protocol simulator: the transport's own sources over a fake verbs
 # layer (tests/xsim), built into $(BUILD)/xsim.  Included by the Makefile.
 
-XSIM_LIB  := conn engine msg rail reap xfer ctrl mr handles log tune nics cuda progress \
-	     publish proc_start
+# The layers it runs are whole folders: the base and the transport (a new
+# file of theirs is in by itself).  The platform (lib/platform: fabric
+# discovery, NIC notification, the clock) is what tests/xsim/env.c
+# replaces; the layers above the transport are not run.
+XSIM_LIB  := $(patsubst lib/%.c,%,$(wildcard lib/base/*.c lib/xport/*.c))
 XSIM_SRCS := $(wildcard tests/xsim/*.c)
 XSIM_OBJS := $(patsubst %,$(BUILD)/xsim/lib/%.o,$(XSIM_LIB)) \
 	     $(patsubst tests/xsim/%.c,$(BUILD)/xsim/%.o,$(XSIM_SRCS))
@@ -13,12 +16,12 @@ XSIM_WRAP := -Wl,--wrap=send,--wrap=recv,--wrap=shutdown,--wrap=ctrl_send
 .PHONY: xsim check-xsim
 xsim: $(XSIM_BIN)
 
-$(BUILD)/xsim/lib/cuda.o: CPPFLAGS += $(CUDA_CPPFLAGS)
-$(BUILD)/xsim/lib/%.o: lib/%.c $(wildcard lib/*.h include/r2cc/*.h)
+$(BUILD)/xsim/lib/xport/cuda.o: CPPFLAGS += $(CUDA_CPPFLAGS)
+$(BUILD)/xsim/lib/%.o: lib/%.c $(LIB_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(XSIM_CFLAGS) -fvisibility=hidden -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(LIB_INC) $(XSIM_CFLAGS) -fvisibility=hidden -c -o $@ $<
 
-$(BUILD)/xsim/%.o: tests/xsim/%.c $(wildcard tests/xsim/*.h lib/*.h include/r2cc/*.h)
+$(BUILD)/xsim/%.o: tests/xsim/%.c $(wildcard tests/xsim/*.h) $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(XSIM_CFLAGS) -Ilib -c -o $@ $<
 
@@ -33,12 +36,12 @@ check-xsim: $(XSIM_BIN)
 XSIM_SAN_OBJS := $(patsubst $(BUILD)/xsim/%,$(BUILD)/asan/xsim/%,$(XSIM_OBJS))
 XSIM_SAN_BIN  := $(BUILD)/asan/tests/unit/xsim
 
-$(BUILD)/asan/xsim/lib/cuda.o: CPPFLAGS += $(CUDA_CPPFLAGS)
-$(BUILD)/asan/xsim/lib/%.o: lib/%.c $(wildcard lib/*.h include/r2cc/*.h)
+$(BUILD)/asan/xsim/lib/xport/cuda.o: CPPFLAGS += $(CUDA_CPPFLAGS)
+$(BUILD)/asan/xsim/lib/%.o: lib/%.c $(LIB_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -fvisibility=hidden -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(LIB_INC) $(SAN_FLAGS) -fvisibility=hidden -c -o $@ $<
 
-$(BUILD)/asan/xsim/%.o: tests/xsim/%.c $(wildcard tests/xsim/*.h lib/*.h include/r2cc/*.h)
+$(BUILD)/asan/xsim/%.o: tests/xsim/%.c $(wildcard tests/xsim/*.h) $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Ilib -c -o $@ $<
 
@@ -51,24 +54,24 @@ sanitize-unit: $(XSIM_SAN_BIN)
 # The thread model under ThreadSanitizer (tests/tsan): the library and the
 # fake NIC, without the single-threaded simulator's world.
 TSAN_FLAGS := -fsanitize=thread -O1 -g -fno-omit-frame-pointer
-TSAN_LIB   := $(filter-out $(BUILD)/xsim/lib/cuda.o,$(patsubst %,$(BUILD)/tsan/lib/%.o,$(XSIM_LIB)))
-TSAN_OBJS  := $(TSAN_LIB) $(BUILD)/tsan/lib/cuda.o $(BUILD)/tsan/fake_verbs.o \
+TSAN_LIB   := $(patsubst %,$(BUILD)/tsan/lib/%.o,$(XSIM_LIB))
+TSAN_OBJS  := $(TSAN_LIB) $(BUILD)/tsan/fake_verbs.o \
 	      $(BUILD)/tsan/env.o $(BUILD)/tsan/threads.o
 TSAN_BIN   := $(BUILD)/tests/tsan/threads
 
 .PHONY: tsan check-tsan
 tsan: $(TSAN_BIN)
 
-$(BUILD)/tsan/lib/cuda.o: CPPFLAGS += $(CUDA_CPPFLAGS)
-$(BUILD)/tsan/lib/%.o: lib/%.c $(wildcard lib/*.h include/r2cc/*.h)
+$(BUILD)/tsan/lib/xport/cuda.o: CPPFLAGS += $(CUDA_CPPFLAGS)
+$(BUILD)/tsan/lib/%.o: lib/%.c $(LIB_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(TSAN_FLAGS) -fvisibility=hidden -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(LIB_INC) $(TSAN_FLAGS) -fvisibility=hidden -c -o $@ $<
 
-$(BUILD)/tsan/%.o: tests/xsim/%.c $(wildcard tests/xsim/*.h lib/*.h include/r2cc/*.h)
+$(BUILD)/tsan/%.o: tests/xsim/%.c $(wildcard tests/xsim/*.h) $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(TSAN_FLAGS) -Ilib -c -o $@ $<
 
-$(BUILD)/tsan/threads.o: tests/tsan/threads.c $(wildcard tests/xsim/*.h lib/*.h)
+$(BUILD)/tsan/threads.o: tests/tsan/threads.c $(wildcard tests/xsim/*.h) $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(TSAN_FLAGS) -Ilib -Itests/xsim -c -o $@ $<
 

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "r2ccctl.h"
-#include "../../lib/proc_start.h"
+#include "base/proc_start.h"
 
 #define JOB_FILE_MAX	(16u << 20)
 

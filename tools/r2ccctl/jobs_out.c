@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "r2ccctl.h"
-#include "../../lib/rail_reason.h"
+#include "xport/rail_reason.h"
 
 const char *ctl_jobs_dir(void)
 {

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "sim.h"
-#include "coll_weight.h"
+#include "coll/model/model.h"
 
 static const char *const coll_names[COLL_NR] = {
 	[COLL_ALLREDUCE] = "allreduce",
@@ -405,7 +405,7 @@ static double *lib_shares(const double *bw, int n,
 }
 
 /*
- * The library's weighted ring (lib/coll_weight.c, the same code): the
+ * The library's weighted ring (lib/coll/model/weight.c, the same code): the
  * ring's programs with chunk c_r, so that rank r sends 2 - c_r - c_(r+1)
  * and receives 2 - c_(r-1) - c_r times the data, pipelined in one phase.
  * The weights come from the bandwidths in Mbit/s, as the view has them.
@@ -428,8 +428,8 @@ static int weighted_ar(struct plan *p, const double *bw, int n, double s,
 }
 
 /*
- * The library's optimal allreduce (lib/coll_direct.c, its shares from
- * lib/coll_weight.c): rank r owning p_r of the data sends (1 - p_r) to
+ * The library's optimal allreduce (lib/coll/direct.c, its shares from
+ * lib/coll/model/weight.c): rank r owning p_r of the data sends (1 - p_r) to
  * the owners and (n - 1) p_r of results, and receives as much, in one
  * pipelined phase of two message latencies.
  */

@@ -80,11 +80,11 @@ const char *ar_algo_name(enum ar_algo a);
 /*
  * Whether libr2cc's auto, at its default slicing, runs an allreduce of
  * @bytes (float32) per node as the weighted ring over nodes of bandwidth
- * @bw (bytes/s): lib/coll_sched.c's answer.  -1 when out of memory.
+ * @bw (bytes/s): lib/coll/model/sched.c's answer.  -1 when out of memory.
  */
 int ar_lib_weighted(const double *bw, int n, double bytes);
 /*
- * The allreduce libr2cc's auto runs (lib/coll_weight.c's
+ * The allreduce libr2cc's auto runs (lib/coll/model/weight.c's
  * coll_auto_direct on a communicator with the mesh, @mesh, then
  * ar_lib_weighted): AR_DIRECT, AR_WEIGHTED or AR_RING; -1 when out of
  * memory.
