@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR MIT */
-/* Library-private definitions; never installed. */
+/*
+ * The base layer (lib/base): what every layer above uses.  The context
+ * and its NICs, the log, handles, options (tune.c), the NIC selection
+ * (nics.c), size-versioned structs (opts.h) and the gap estimator
+ * (stall.h).  Library-private; never installed.
+ */
 #ifndef R2CC_LIB_INTERNAL_H
 #define R2CC_LIB_INTERNAL_H
 
@@ -10,6 +15,7 @@
 #include <r2cc/r2cc.h>
 
 #include "base/opts.h"	/* size-versioned structs: r2cc_opts_in(), _out() */
+#include "base/proc_start.h"	/* a process's start time, for its stats file */
 #include "base/stall.h"	/* the NICs' gap estimators */
 
 /* Everything is hidden (-fvisibility=hidden) unless marked for export. */
@@ -116,21 +122,6 @@ struct r2cc_ctx {
 void r2cc_log(const struct r2cc_ctx *ctx, enum r2cc_log_level level,
 	      const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-int r2cc_fabric_discover(struct r2cc_ctx *ctx, const struct r2cc_nic_sel *sel);
-void r2cc_fabric_close(struct r2cc_ctx *ctx);
-int r2cc_notify_open(struct r2cc_ctx *ctx);
-void r2cc_notify_close(struct r2cc_ctx *ctx);
-/*
- * Next NIC change from the source itself: 1 with @ev, 0 none, -errno.  The
- * caller hands it to the transport (r2cc_xport_nic_event), then keeps it
- * for the application (r2cc_notify_keep).
- */
-int r2cc_notify_poll(struct r2cc_ctx *ctx, struct r2cc_nic_event *ev);
-void r2cc_notify_keep(struct r2cc_ctx *ctx, const struct r2cc_nic_event *ev);
-uint64_t r2cc_now_ns(void);
-
-/* The transport hears every NIC change (xfer.c). */
-void r2cc_xport_nic_event(struct r2cc_ctx *ctx, const struct r2cc_nic_event *ev);
 /* handles.c: objects handed out, for -EBADF on closed ones */
 enum r2cc_obj_kind {
 	R2CC_OBJ_CTX = 1,
@@ -146,19 +137,6 @@ void r2cc_obj_del(const void *p);
 bool r2cc_obj_ok(const void *p, int kind);
 int r2cc_obj_check(const void *p, int kind);
 
-/* reap.c: QPs and CQs destroyed in a thread of their own */
-struct ibv_qp;
-struct ibv_cq;
-extern bool r2cc_reap_inline;
-void r2cc_reap(const struct r2cc_ctx *ctx, struct ibv_qp *qp,
-	       struct ibv_cq *cq);
-void r2cc_reap_wait(const struct r2cc_ctx *ctx);
-
-/* cuda.c */
-int r2cc_cuda_dmabuf(struct r2cc_ctx *ctx, void *addr, size_t len, int *fd,
-		     uint64_t *offset);
-bool r2cc_cuda_peermem(void);
-
 int r2cc_tune_resolve(struct r2cc_ctx *ctx, const struct r2cc_ctx_opts *o);
 int r2cc_tune_u32(struct r2cc_ctx *ctx, uint32_t val, const char *env,
 		  uint32_t def, uint32_t lo, uint32_t hi, uint32_t *out);
@@ -173,19 +151,5 @@ static inline void ctx_unlock(struct r2cc_ctx *ctx)
 	pthread_mutex_unlock(&ctx->lock);
 }
 
-/* conn.c: progress every connection of @ctx (lock held) */
-void ctx_progress(struct r2cc_ctx *ctx);
-
-/*
- * progress.c: the context's own thread, which makes a pass when nothing
- * else made one for R2CC_PROGRESS_MS.  ctx_progress_idle() is its test,
- * under the lock: a pass if none was made since the count @seen, which it
- * updates; true if it made one (the simulator calls it too).
- */
-bool ctx_progress_idle(struct r2cc_ctx *ctx, uint64_t *seen);
-int ctx_progress_start(struct r2cc_ctx *ctx);
-void ctx_progress_stop(struct r2cc_ctx *ctx);
-/* conn.c: close @c (lock held) */
-void conn_close_locked(struct r2cc_conn *c);
 
 #endif

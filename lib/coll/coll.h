@@ -374,19 +374,19 @@ int coll_rd_step(struct r2cc_coll *q);
 int coll_view_init(struct r2cc_comm *c);
 uint32_t coll_view_local(struct r2cc_comm *c);
 void coll_view_adopt(struct r2cc_coll *q);
-/* coll_comm.c: close @conns[0..@n) that are open, NULL them (NULL: none). */
+/* wire.c: close @conns[0..@n) that are open, NULL them (NULL: none). */
 void coll_close_all(struct r2cc_conn **conns, int n);
-/* coll_comm.c: connect to the ranks of @dst, accept @nin, until all ready. */
+/* wire.c: connect to the ranks of @dst, accept @nin, until all ready. */
 int coll_wire(struct r2cc_comm *c, struct r2cc_boot *boot, uint64_t primary,
 	      const int *dst, struct r2cc_conn **out, int nout,
 	      struct r2cc_conn **in, int nin, uint64_t deadline_ns);
-/* The mesh (coll_p2p.c): connect every pair; test and free an operation. */
+/* The mesh (p2p.c): connect every pair; run an operation as far as it goes. */
 int coll_mesh_connect(struct r2cc_comm *c, struct r2cc_boot *boot,
 		      uint64_t primary, uint32_t timeout_ms,
 		      struct r2cc_conn ***to, struct r2cc_conn ***from);
 
 void coll_p2p_run(struct r2cc_coll *q);
-void coll_p2p_free(struct r2cc_coll *q);
+/* req.c: a request out of its communicator's lists, freed */
 void coll_free(struct r2cc_coll *q);
 void coll_goodbye(struct r2cc_comm *c, uint32_t timeout_ms);
 

@@ -17,6 +17,7 @@
 
 #include "coll/coll.h"
 #include "base/base.h"
+#include "platform/platform.h"
 
 /*
  * Test requests @req[0..@n): the first @nsend sends, the rest receives of
@@ -361,16 +362,3 @@ void coll_p2p_run(struct r2cc_coll *q)
 	q->finished = true;
 }
 
-/* After the connections closed (comm_free) or once finished. */
-void coll_p2p_free(struct r2cc_coll *q)
-{
-	int j;
-
-	if (!q->p2p)
-		return;
-	for (j = 0; j < 2; j++)
-		if (q->p2p->mr[j])
-			r2cc_mr_dereg(q->p2p->mr[j]);
-	free(q->p2p);
-	q->p2p = NULL;
-}

@@ -22,6 +22,7 @@
 
 #include "coll/coll.h"
 #include "base/base.h"
+#include "platform/platform.h"
 
 static void coll_geometry(const struct r2cc_coll *q, int c, size_t *off,
 			  size_t *len)
@@ -81,24 +82,6 @@ static char *dst(const struct r2cc_coll *q, size_t off)
 	return q->dst + (off - me) * q->esize;
 }
 
-/* @vrank: whose view value the message carries, or -1. */
-void coll_hdr_fill(const struct r2cc_coll *q, struct coll_hdr *h, int chunk,
-		   size_t j, int vrank)
-{
-	h->magic = htole32(COLL_MAGIC);
-	h->seq = htole32(q->seq);
-	h->kind = (uint8_t)q->kind;
-	h->dtype = (uint8_t)q->dtype;
-	h->op = (uint8_t)q->op;
-	h->algo = (uint8_t)q->algo;
-	h->root = (int32_t)htole32((uint32_t)q->root);
-	h->count = htole64(q->count);
-	h->chunk = htole32((uint32_t)chunk);
-	h->slice = htole32((uint32_t)j);
-	h->vrank = htole32(vrank < 0 ? UINT32_MAX : (uint32_t)vrank);
-	h->vmbps = htole32(vrank < 0 ? 0 : q->gather[vrank]);
-}
-
 static void hdr_fill(const struct r2cc_coll *q, struct coll_hdr *h, int step,
 		     int chunk, size_t j)
 {
@@ -128,43 +111,6 @@ static const char *view_check(struct r2cc_coll *q, const struct coll_hdr *h,
 	q->gather[vr] = v;
 	q->have[vr] = 1;
 	return NULL;
-}
-
-const char *coll_hdr_why(const struct r2cc_coll *q, const struct coll_hdr *h,
-			 size_t got)
-{
-	if (got < sizeof(*h) || le32toh(h->magic) != COLL_MAGIC)
-		return "not a collective message";
-	if (le32toh(h->seq) != q->seq)
-		return "another collective number";
-	if (h->kind != q->kind)
-		return "another collective";
-	if (le64toh(h->count) != q->count)
-		return "another count";
-	if (h->dtype != q->dtype)
-		return "another datatype";
-	if (h->op != q->op && q->kind != COLL_ALLGATHER &&
-	    q->kind != COLL_BROADCAST && q->kind != COLL_BARRIER)
-		return "another op";
-	if ((int32_t)le32toh((uint32_t)h->root) != q->root)
-		return "another root";
-	if (h->algo != q->algo)
-		return "another algorithm (another view, or another libr2cc?)";
-	return NULL;
-}
-
-int coll_hdr_mismatch(const struct r2cc_coll *q, const struct coll_hdr *h,
-		      int peer, const char *why)
-{
-	const struct r2cc_comm *c = q->comm;
-
-	r2cc_log(c->ctx, R2CC_LOG_ERROR,
-		 "collective #%u: rank %d's call does not match rank %d's: %s (kind %u/%u, count %llu/%llu, dtype %u/%u, op %u/%u, root %d/%d)",
-		 q->seq, peer, c->rank, why, h->kind, q->kind,
-		 (unsigned long long)le64toh(h->count),
-		 (unsigned long long)q->count, h->dtype, q->dtype, h->op,
-		 q->op, (int)le32toh((uint32_t)h->root), q->root);
-	return -EPROTO;
 }
 
 /* A received slice's header against this rank's own call. */
@@ -388,27 +334,10 @@ static int coll_step(struct r2cc_coll *q)
 }
 
 /*
- * The weights of the agreed view (coll_weight.c), computed once per view:
+ * The weights of the agreed view (coll/model/weight.c), once per view:
  * 1 when they differ (use them), 0 when the ring's equal chunks are as
  * good, -ENOMEM.
  */
-void coll_log_weights(const struct r2cc_comm *c, const char *what,
-		      const uint32_t *w)
-{
-	char buf[256];
-	size_t at = 0;
-	int k;
-
-	if (!c->ctx)
-		return;
-	for (k = 0; k < c->n && at < sizeof(buf) - 16; k++)
-		at += (size_t)snprintf(buf + at, sizeof(buf) - at, "%s%.3f",
-				       k ? " " : "",
-				       (double)w[k] / COLL_WEIGHT_ONE);
-	r2cc_log(c->ctx, R2CC_LOG_INFO, "view of collective #%u: %s %s%s",
-		 c->view_seq, what, buf, k < c->n ? " ..." : "");
-}
-
 static int coll_weights(struct r2cc_comm *c)
 {
 	double *tmp;
@@ -601,37 +530,6 @@ void coll_goodbye(struct r2cc_comm *c, uint32_t timeout_ms)
 	while (!r2cc_coll_test(q, &done) && !done)
 		if (r2cc_now_ns() - t0 > timeout_ms * 1000000ull)
 			break;
-}
-
-void coll_free(struct r2cc_coll *q)
-{
-	struct r2cc_comm *c = q->comm;
-	struct r2cc_coll **pp, *prev = NULL;
-
-	for (pp = &c->all; *pp; pp = &(*pp)->anext)
-		if (*pp == q) {
-			*pp = q->anext;
-			break;
-		}
-	for (pp = &c->head; *pp; prev = *pp, pp = &(*pp)->next)
-		if (*pp == q) {
-			*pp = q->next;
-			if (c->tail == q)
-				c->tail = prev;
-			break;
-		}
-	r2cc_obj_del(q);
-	coll_p2p_free(q);
-	free(q->steps);
-	free(q->recv_ops);
-	free(q->send_ops);
-	free(q->gather);
-	free(q->have);
-	free(q->rd);
-	free(q->coff);
-	free(q->dl);
-	free(q->doff);
-	free(q);
 }
 
 static bool overlap(const void *a, size_t alen, const void *b, size_t blen)

@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "coll/coll.h"
@@ -126,4 +127,22 @@ R2CC_EXPORT int r2cc_comm_view(struct r2cc_comm *c, struct r2cc_comm_view *v,
 		       (size_t)(n < c->n ? n : c->n) * sizeof(*mbps));
 	r2cc_opts_out(v, &o, sizeof(o));
 	return c->n;
+}
+
+/* Say once per view what the ranks run from it: @what with weights @w. */
+void coll_log_weights(const struct r2cc_comm *c, const char *what,
+		      const uint32_t *w)
+{
+	char buf[256];
+	size_t at = 0;
+	int k;
+
+	if (!c->ctx)
+		return;
+	for (k = 0; k < c->n && at < sizeof(buf) - 16; k++)
+		at += (size_t)snprintf(buf + at, sizeof(buf) - at, "%s%.3f",
+				       k ? " " : "",
+				       (double)w[k] / COLL_WEIGHT_ONE);
+	r2cc_log(c->ctx, R2CC_LOG_INFO, "view of collective #%u: %s %s%s",
+		 c->view_seq, what, buf, k < c->n ? " ..." : "");
 }

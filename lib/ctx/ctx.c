@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "base/base.h"
-#include "xport/publish.h"
+#include "platform/platform.h"
+#include "xport/xport.h"
 
 static int r2cc_opts_check(const struct r2cc_ctx_opts *o)
 {

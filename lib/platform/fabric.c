@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "platform/platform.h"
 
 static int sysfs_read(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "base/base.h"
+#include "platform/platform.h"
 
 uint64_t r2cc_now_ns(void)
 {

@@ -14,8 +14,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "platform/platform.h"
+#include "xport/conn.h"
+#include "xport/ctrl.h"
+#include "xport/engine.h"
+#include "xport/msg.h"
 #include "xport/publish.h"
-#include "xport/xport.h"
+#include "xport/rail.h"
 
 _Static_assert(sizeof(struct handle_data) <= R2CC_HANDLE_SIZE,
 	       "handle too small");

@@ -15,7 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "xport/xport.h"
+#include "xport/ctrl.h"
 
 void ctrl_init(struct ctrl *c, int fd)
 {

@@ -9,18 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/base.h"
-#include "xport/wire.h"
-
-/* A control channel: framed messages over a non-blocking TCP socket. */
-struct ctrl {
-	int fd;
-	uint8_t *out;			/* bytes not yet written */
-	size_t out_len, out_cap, out_off;
-	uint8_t *in;			/* bytes of the message being read */
-	size_t in_len, in_cap;
-	int err;			/* -errno once broken */
-};
+#include "xport/types.h"
 
 void ctrl_init(struct ctrl *c, int fd);
 void ctrl_close(struct ctrl *c);

@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <unistd.h>
 
-#include "base/base.h"
+#include "xport/cuda.h"
 
 #if defined(__has_include)
 #if __has_include(<cuda.h>)

@@ -12,7 +12,11 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "xport/xport.h"
+#include "platform/platform.h"
+#include "xport/ctrl.h"
+#include "xport/engine.h"
+#include "xport/msg.h"
+#include "xport/rail.h"
 
 #define FALLBACK_QUEUE	(1u << 20)	/* TCP bytes queued at most */
 #define CTRL_BURST	64		/* control messages per progress call */

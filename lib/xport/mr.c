@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "xport/xport.h"
+#include "xport/cuda.h"
+#include "xport/mr.h"
 
 /* Chunks are RDMA writes: nothing ever reads a peer's memory. */
 #define MR_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE)

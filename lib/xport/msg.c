@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xport/xport.h"
+#include "xport/msg.h"
 
 struct r2cc_req *req_new(struct r2cc_conn *c, uint8_t kind, int n)
 {

@@ -21,7 +21,8 @@
 #include <signal.h>
 #include <time.h>
 
-#include "base/base.h"
+#include "xport/conn.h"
+#include "xport/progress.h"
 
 bool ctx_progress_idle(struct r2cc_ctx *ctx, uint64_t *seen)
 {

@@ -21,9 +21,8 @@
 #include <netinet/in.h>
 #include <r2cc/job.h>
 
-#include "xport/conn.h"
-#include "base/proc_start.h"
 #include "xport/publish.h"
+#include "xport/types.h"
 
 #define PUBLISH_NS	(100ull * 1000000)
 #define CONN_SIZE	(sizeof(struct r2cc_job_conn) + \

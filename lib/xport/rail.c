@@ -12,7 +12,10 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "xport/xport.h"
+#include "platform/platform.h"
+#include "xport/ctrl.h"
+#include "xport/rail.h"
+#include "xport/reap.h"
 
 #define BACKOFF_MIN_NS	(200ull * 1000000)
 #define BACKOFF_MAX_NS	(2000ull * 1000000)

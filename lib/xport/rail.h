@@ -12,76 +12,11 @@
 #ifndef R2CC_LIB_RAIL_H
 #define R2CC_LIB_RAIL_H
 
-#include <infiniband/verbs.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "xport/ctrl.h"
-#include "base/probes.h"
-#include "base/stall.h"
-
-struct r2cc_conn;
-
-#define PROBE_WRID	UINT64_MAX
-#define RQ_DEPTH	256	/* receives posted per rail (receiver) */
-#define FENCE_DRAIN_NS	(200ull * 1000000)	/* give up waiting for flushes */
-#define GRAVE_MAX	32	/* replaced QPs kept per connection */
-/* A link-down report may lag a failure this long (linkwatch: about 1 s). */
-#define FAULT_SETTLE_NS	(2000ull * 1000000)
-/*
- * A degraded rail stays drained R2CC_DEGRADE_HOLD_MS (tune) at least,
- * doubled (up to 16 times that) each time it degrades within 6 times that
- * of its return.
- */
-#define DEG_HOLD_MAX	16
-#define DEG_FLAP	6
-
-enum rail_state {
-	RAIL_CONNECTING = R2CC_RAIL_CONNECTING,
-	RAIL_UP = R2CC_RAIL_UP,
-	RAIL_DOWN = R2CC_RAIL_DOWN,
-	RAIL_PROBING = R2CC_RAIL_PROBING,
-	RAIL_FENCING,			/* QP in error, draining */
-};
-
-struct rail {
-	int nic;			/* local NIC index */
-	uint8_t state;			/* enum rail_state */
-	uint32_t epoch;			/* bumped by every reconnection */
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
-	struct wire_qp local, remote;
-	int outstanding;		/* sender: WRs posted, not completed */
-	int *nic_wrs;			/* ... and its NIC's, all rails (rail_out) */
-	bool nic_wait;			/* sender: found its NIC's window full */
-	int rq_posted;			/* receiver: receives posted */
-	uint64_t last_progress_ns;	/* sender: last completion (or post) */
-	uint64_t done_ns;		/* sender: last completion, only */
-	struct stall_est stall;		/* sender: gaps between completions */
-	uint64_t fence_start_ns;
-	uint64_t vtime;			/* bytes posted / weight, scheduling */
-	bool peer_fenced;		/* sender: W_FENCED for this epoch in */
-	bool flushed;			/* receiver: a receive flushed */
-	bool told_down;			/* W_RAIL_DOWN for this epoch sent */
-	bool peer_nic_up;		/* the peer's NIC of this rail */
-	bool locating;			/* failed; waiting for the peer's report */
-	uint64_t fail_ns;		/* when it last failed */
-	uint8_t degraded;		/* R2CC_RAIL_DEGRADED_*: drained */
-	uint64_t deg_at_ns;		/* when it was drained */
-	uint64_t deg_hold_ns;		/* drained this long at least */
-	uint64_t back_ns;		/* when it last came back from a drain */
-	bool req_sent;			/* sender: W_RAIL_REQ outstanding */
-	uint64_t next_try_ns;		/* sender: next reconnection attempt */
-	uint64_t backoff_ns;
-	uint64_t probe_ns;		/* when the probe went out */
-	uint64_t credit;		/* sender: receives the peer posted */
-	uint64_t used;			/* sender: requests posted (epoch) */
-	uint64_t rq_total, rq_told;	/* receiver: receives posted, told */
-	uint64_t rq_extra;		/* ... taken by writes completed twice */
-	uint8_t *fenced_map;		/* sender: bitmaps from W_FENCED */
-	size_t fenced_len;
-	struct r2cc_rail_stats st;
-};
+#include "xport/probes.h"
+#include "xport/types.h"
 
 /*
  * Every change of a rail's WRs in flight goes through here, so that its

@@ -16,7 +16,7 @@
 
 #include <infiniband/verbs.h>
 
-#include "base/base.h"
+#include "xport/reap.h"
 
 struct reap_item {
 	struct reap_item *next;

@@ -8,7 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xport/xport.h"
+#include "xport/conn.h"
+#include "xport/ctrl.h"
+#include "xport/engine.h"
+#include "xport/mr.h"
+#include "xport/msg.h"
+#include "xport/rail.h"
 
 /* ------------------------------------------------------------ API */
 

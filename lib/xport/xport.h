@@ -1,36 +1,28 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR MIT */
 /*
- * The multi-rail transport's private state.
+ * The transport layer (lib/xport): all that the layers above it (the
+ * context, the collectives) may use besides the public API.  Inside, the
+ * transport's own layers, each calling only those below it; news goes up
+ * as return values and state, never as calls:
  *
- * A connection moves messages one way.  Its sender cuts each message into
- * chunks and writes them, striped over the rails that are up, straight
- * into the receive buffer the receiver announced (W_CTS).  The receiver
- * learns each chunk from the immediate data and counts distinct chunks.
+ *   5  API            xfer.c             r2cc_isend, r2cc_irecv, r2cc_test
+ *   4  connection     conn.c             conn.h
+ *   3  scheduler      engine.c, msg.c    engine.h, msg.h
+ *   2  rail           rail.c             rail.h
+ *   1  control        ctrl.c             ctrl.h
  *
- * When a rail fails, whoever sees it first stops using it and tells the
- * other side.  The receiver fences the rail (its QP to error, receive queue
- * drained) and reports exactly which chunks of each open message arrived
- * (W_FENCED).  The sender, once its own QP on that rail is drained, sends
- * again on surviving rails exactly the chunks that did not arrive.  So a
- * chunk lands at most once after the receiver has counted it, and a buffer
- * is handed back only when no rail can still touch it.
+ * over their state (types.h), with beside them registration (mr.c),
+ * GPU memory (cuda.c), the reaper (reap.c), the progress thread
+ * (progress.c) and the stats file (publish.c).  The protocol simulator
+ * (tests/xsim) runs this layer over fake verbs and sockets.
  */
 #ifndef R2CC_LIB_XPORT_H
 #define R2CC_LIB_XPORT_H
 
-/*
- * The transport's layers, each calling only those below it; news goes up
- * as return values and state, never as calls:
- *
- *   5  API            xfer.c    r2cc_isend, r2cc_irecv, r2cc_test
- *   4  connection     conn.c    conn.h
- *   3  scheduler      msg.c, engine.c   engine.h
- *   2  rail           rail.c    rail.h
- *   1  control        ctrl.c    ctrl.h
- *
- * with mr.c (mr.h) beside them.  The simulator (tests/xsim) replaces the
- * verbs calls below layer 2 and the sockets below layer 1.
- */
-#include "xport/conn.h"
+#include "xport/conn.h"		/* ctx_progress(), conn_close_locked() */
+#include "xport/engine.h"	/* r2cc_xport_nic_event() */
+#include "xport/progress.h"	/* the context's progress thread */
+#include "xport/publish.h"	/* the context's stats file */
+#include "xport/reap.h"		/* r2cc_reap_wait() */
 
 #endif

@@ -14,7 +14,7 @@
 
 #include <infiniband/verbs.h>
 
-#include "base/base.h"
+#include "platform/platform.h"
 #include "world.h"
 
 uint64_t xs_now;

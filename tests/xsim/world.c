@@ -27,6 +27,7 @@
 
 #include "xport/publish.h"
 #include "xport/xport.h"
+#include "xport/rail.h"
 #include "world.h"
 
 #define CHUNK		4096u
