@@ -36,12 +36,12 @@ struct r2cc_nic_sel {
 	} item[R2CC_MAX_NICS];
 };
 
-int r2cc_nics_parse(const char *spec, struct r2cc_nic_sel *sel);
-bool r2cc_nics_match(const struct r2cc_nic_sel *sel, const char *dev,
-		     uint32_t port);
+int nics_parse(const char *spec, struct r2cc_nic_sel *sel);
+bool nics_match(const struct r2cc_nic_sel *sel, const char *dev,
+		uint32_t port);
 /* Where a kept NIC comes in the list: its place in the order of use. */
-int r2cc_nics_rank(const struct r2cc_nic_sel *sel, const char *dev,
-		   uint32_t port);
+int nics_rank(const struct r2cc_nic_sel *sel, const char *dev,
+	      uint32_t port);
 
 /* Transport options after defaults and the environment (ctx.c). */
 struct r2cc_tune {
@@ -103,7 +103,7 @@ struct r2cc_ctx {
 	struct ibv_pd *pds[R2CC_MAX_NICS];
 	struct r2cc_tune tune;		/* resolved transport options */
 	struct r2cc_conn *conns;	/* every connection, for progress */
-	uint64_t progress_passes;	/* ctx_progress() calls */
+	uint64_t progress_passes;	/* conn_progress_all() calls */
 	/* the progress thread (progress.c); @prog_stop under @prog_mu */
 	pthread_t prog_thread;
 	pthread_mutex_t prog_mu;
@@ -119,8 +119,8 @@ struct r2cc_ctx {
 	char job_path[256];
 };
 
-void r2cc_log(const struct r2cc_ctx *ctx, enum r2cc_log_level level,
-	      const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void log_msg(const struct r2cc_ctx *ctx, enum r2cc_log_level level,
+	     const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* handles.c: objects handed out, for -EBADF on closed ones */
 enum r2cc_obj_kind {
@@ -132,14 +132,14 @@ enum r2cc_obj_kind {
 	R2CC_OBJ_COMM,		/* collectives (coll.h) */
 	R2CC_OBJ_COLL,
 };
-int r2cc_obj_add(const void *p, int kind);
-void r2cc_obj_del(const void *p);
-bool r2cc_obj_ok(const void *p, int kind);
-int r2cc_obj_check(const void *p, int kind);
+int handle_add(const void *p, int kind);
+void handle_del(const void *p);
+bool handle_ok(const void *p, int kind);
+int handle_check(const void *p, int kind);
 
-int r2cc_tune_resolve(struct r2cc_ctx *ctx, const struct r2cc_ctx_opts *o);
-int r2cc_tune_u32(struct r2cc_ctx *ctx, uint32_t val, const char *env,
-		  uint32_t def, uint32_t lo, uint32_t hi, uint32_t *out);
+int tune_resolve(struct r2cc_ctx *ctx, const struct r2cc_ctx_opts *o);
+int tune_u32(struct r2cc_ctx *ctx, uint32_t val, const char *env,
+	     uint32_t def, uint32_t lo, uint32_t hi, uint32_t *out);
 
 static inline void ctx_lock(struct r2cc_ctx *ctx)
 {

@@ -67,7 +67,7 @@ static int rehash(size_t ncap)
 	return 0;
 }
 
-int r2cc_obj_add(const void *p, int kind)
+int handle_add(const void *p, int kind)
 {
 	size_t i;
 	int ret = 0;
@@ -88,7 +88,7 @@ int r2cc_obj_add(const void *p, int kind)
 	return ret;
 }
 
-void r2cc_obj_del(const void *p)
+void handle_del(const void *p)
 {
 	struct slot *s;
 
@@ -100,14 +100,14 @@ void r2cc_obj_del(const void *p)
 }
 
 /* 0 for a live object of @kind, -EINVAL for NULL, -EBADF otherwise. */
-int r2cc_obj_check(const void *p, int kind)
+int handle_check(const void *p, int kind)
 {
 	if (!p)
 		return -EINVAL;
-	return r2cc_obj_ok(p, kind) ? 0 : -EBADF;
+	return handle_ok(p, kind) ? 0 : -EBADF;
 }
 
-bool r2cc_obj_ok(const void *p, int kind)
+bool handle_ok(const void *p, int kind)
 {
 	struct slot *s;
 	bool ok;

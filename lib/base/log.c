@@ -5,8 +5,8 @@
 
 #include "base/base.h"
 
-void r2cc_log(const struct r2cc_ctx *ctx, enum r2cc_log_level level,
-	      const char *fmt, ...)
+void log_msg(const struct r2cc_ctx *ctx, enum r2cc_log_level level,
+	     const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;

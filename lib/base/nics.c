@@ -10,7 +10,7 @@
 
 #include "base/base.h"
 
-int r2cc_nics_parse(const char *spec, struct r2cc_nic_sel *sel)
+int nics_parse(const char *spec, struct r2cc_nic_sel *sel)
 {
 	const char *p = spec;
 
@@ -72,8 +72,8 @@ static int listed_at(const struct r2cc_nic_sel *sel, const char *dev,
 	return -1;
 }
 
-bool r2cc_nics_match(const struct r2cc_nic_sel *sel, const char *dev,
-		     uint32_t port)
+bool nics_match(const struct r2cc_nic_sel *sel, const char *dev,
+		uint32_t port)
 {
 	bool listed;
 
@@ -83,8 +83,8 @@ bool r2cc_nics_match(const struct r2cc_nic_sel *sel, const char *dev,
 	return sel->exclude ? !listed : listed;
 }
 
-int r2cc_nics_rank(const struct r2cc_nic_sel *sel, const char *dev,
-		   uint32_t port)
+int nics_rank(const struct r2cc_nic_sel *sel, const char *dev,
+	      uint32_t port)
 {
 	int at = sel->exclude ? -1 : listed_at(sel, dev, port);
 

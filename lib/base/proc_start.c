@@ -6,7 +6,7 @@
 
 #include "base/proc_start.h"
 
-uint64_t r2cc_proc_start(int pid)
+uint64_t proc_start_of(int pid)
 {
 	char path[64], buf[1024], *p;
 	unsigned long long v = 0;

@@ -11,6 +11,6 @@
 #include <stdint.h>
 
 /* @pid's start time, @pid 0 for this process; 0 if there is none. */
-uint64_t r2cc_proc_start(int pid);
+uint64_t proc_start_of(int pid);
 
 #endif

@@ -7,7 +7,7 @@
 #include "base/base.h"
 
 /* @val, else $@env, else @def; what $@env says must lie in [@lo, @hi]. */
-int r2cc_tune_u32(struct r2cc_ctx *ctx, uint32_t val, const char *env,
+int tune_u32(struct r2cc_ctx *ctx, uint32_t val, const char *env,
 		         uint32_t def, uint32_t lo, uint32_t hi, uint32_t *out)
 {
 	const char *s = getenv(env);
@@ -25,15 +25,15 @@ int r2cc_tune_u32(struct r2cc_ctx *ctx, uint32_t val, const char *env,
 	errno = 0;
 	v = strtoull(s, &end, 0);
 	if (errno || *end || v < lo || v > hi || *s == '-') {
-		r2cc_log(ctx, R2CC_LOG_ERROR, "%s=%s: want %u..%u", env, s,
-			 lo, hi);
+		log_msg(ctx, R2CC_LOG_ERROR, "%s=%s: want %u..%u", env, s,
+			lo, hi);
 		return -EINVAL;
 	}
 	*out = (uint32_t)v;
 	return 0;
 }
 
-int r2cc_tune_resolve(struct r2cc_ctx *ctx, const struct r2cc_ctx_opts *o)
+int tune_resolve(struct r2cc_ctx *ctx, const struct r2cc_ctx_opts *o)
 {
 	struct r2cc_tune *t = &ctx->tune;
 	const char *ifn;
@@ -41,66 +41,67 @@ int r2cc_tune_resolve(struct r2cc_ctx *ctx, const struct r2cc_ctx_opts *o)
 	uint64_t win;
 	int ret;
 
-	ret = r2cc_tune_u32(ctx, o->chunk_size, "R2CC_CHUNK_SIZE", 65536,
-		            R2CC_CHUNK_SIZE_MIN, R2CC_CHUNK_SIZE_MAX, &t->chunk_size);
-	ret = ret ?: r2cc_tune_u32(ctx, o->stall_ms, "R2CC_STALL_MS", 100,
-			           R2CC_STALL_MS_MIN, R2CC_STALL_MS_MAX,
-			           &t->stall_ms);
-	ret = ret ?: r2cc_tune_u32(ctx, o->rail_depth, "R2CC_RAIL_DEPTH", 8,
-			           R2CC_RAIL_DEPTH_MIN, R2CC_RAIL_DEPTH_MAX,
-			           &t->rail_depth);
+	ret = tune_u32(ctx, o->chunk_size, "R2CC_CHUNK_SIZE", 65536,
+		       R2CC_CHUNK_SIZE_MIN, R2CC_CHUNK_SIZE_MAX,
+		       &t->chunk_size);
+	ret = ret ?: tune_u32(ctx, o->stall_ms, "R2CC_STALL_MS", 100,
+			      R2CC_STALL_MS_MIN, R2CC_STALL_MS_MAX,
+			      &t->stall_ms);
+	ret = ret ?: tune_u32(ctx, o->rail_depth, "R2CC_RAIL_DEPTH", 8,
+			      R2CC_RAIL_DEPTH_MIN, R2CC_RAIL_DEPTH_MAX,
+			      &t->rail_depth);
 	/* One rail's depth by default: a lone connection as it always was. */
 	win = (uint64_t)t->rail_depth * t->chunk_size;
-	ret = ret ?: r2cc_tune_u32(ctx, o->nic_window, "R2CC_NIC_WINDOW",
-			           win > UINT32_MAX ? UINT32_MAX : (uint32_t)win,
-			           R2CC_CHUNK_SIZE_MIN, UINT32_MAX,
-			           &t->nic_window);
-	ret = ret ?: r2cc_tune_u32(ctx, o->peer_timeout_ms, "R2CC_PEER_TIMEOUT_MS",
-			           5000, R2CC_PEER_TIMEOUT_MS_MIN,
-			           R2CC_PEER_TIMEOUT_MS_MAX, &t->peer_timeout_ms);
+	ret = ret ?: tune_u32(ctx, o->nic_window, "R2CC_NIC_WINDOW",
+			      win > UINT32_MAX ? UINT32_MAX : (uint32_t)win,
+			      R2CC_CHUNK_SIZE_MIN, UINT32_MAX,
+			      &t->nic_window);
+	ret = ret ?: tune_u32(ctx, o->peer_timeout_ms, "R2CC_PEER_TIMEOUT_MS",
+			      5000, R2CC_PEER_TIMEOUT_MS_MIN,
+			      R2CC_PEER_TIMEOUT_MS_MAX, &t->peer_timeout_ms);
 	/*
 	 * 4.096 us x 2^14 = 67 ms before the NIC retransmits.  Shorter would
 	 * retry lost packets well inside the stall detector, but rxe (6.1,
 	 * under load) then fails writes with "remote invalid request".
 	 * Environment only: few users should touch it.
 	 */
-	ret = ret ?: r2cc_tune_u32(ctx, 0, "R2CC_IB_TIMEOUT", 14, 1, 31,
-			           &t->ib_timeout);
+	ret = ret ?: tune_u32(ctx, 0, "R2CC_IB_TIMEOUT", 14, 1, 31,
+			      &t->ib_timeout);
 	/* Addressing, as NCCL's NCCL_IB_SL, NCCL_IB_TC, NCCL_IB_GID_INDEX. */
-	ret = ret ?: r2cc_tune_u32(ctx, 0, "R2CC_IB_SL", 0, 0, 15, &t->ib_sl);
-	ret = ret ?: r2cc_tune_u32(ctx, 0, "R2CC_IB_TC", 0, 0, 255, &t->ib_tc);
-	ret = ret ?: r2cc_tune_u32(ctx, 0, "R2CC_IB_GID_INDEX", UINT32_MAX, 0, 255,
-			           &gid);
+	ret = ret ?: tune_u32(ctx, 0, "R2CC_IB_SL", 0, 0, 15, &t->ib_sl);
+	ret = ret ?: tune_u32(ctx, 0, "R2CC_IB_TC", 0, 0, 255, &t->ib_tc);
+	ret = ret ?: tune_u32(ctx, 0, "R2CC_IB_GID_INDEX", UINT32_MAX, 0, 255,
+			      &gid);
 	/*
 	 * Replaced QPs outlive their packets (rxe 6.12, rail.c); 0 destroys
 	 * them at once, for the experiment in scripts/rxe-panic.sh.
 	 */
-	ret = ret ?: r2cc_tune_u32(ctx, 0, "R2CC_QP_GRAVE_MS", 3000, 0, 60000,
-			           &t->qp_grave_ms);
+	ret = ret ?: tune_u32(ctx, 0, "R2CC_QP_GRAVE_MS", 3000, 0, 60000,
+			      &t->qp_grave_ms);
 	/* How long a degraded rail stays drained at least (rail.h). */
-	ret = ret ?: r2cc_tune_u32(ctx, 0, "R2CC_DEGRADE_HOLD_MS", 10000, 0, 600000,
-			           &t->degrade_hold_ms);
+	ret = ret ?: tune_u32(ctx, 0, "R2CC_DEGRADE_HOLD_MS", 10000, 0, 600000,
+			      &t->degrade_hold_ms);
 	/* The stall detector's bound from each rail's gaps (stall.h). */
-	ret = ret ?: r2cc_tune_u32(ctx, 0, "R2CC_STALL_ADAPT", 1, 0, 1,
-			           &t->stall_adapt);
+	ret = ret ?: tune_u32(ctx, 0, "R2CC_STALL_ADAPT", 1, 0, 1,
+			      &t->stall_adapt);
 	/* The progress thread's period (progress.c); 0: no thread. */
-	ret = ret ?: r2cc_tune_u32(ctx, 0, "R2CC_PROGRESS_MS", 10, 0, 10000,
-			           &t->progress_ms);
+	ret = ret ?: tune_u32(ctx, 0, "R2CC_PROGRESS_MS", 10, 0, 10000,
+			      &t->progress_ms);
 	if (ret)
 		return ret;
 	t->ib_gid_index = gid == UINT32_MAX ? -1 : (int32_t)gid;
 	if (o->fallback) {
 		t->tcp_fallback = o->fallback == R2CC_FALLBACK_TCP;
 	} else {
-		ret = r2cc_tune_u32(ctx, 0, "R2CC_TCP_FALLBACK", 1, 0, 1, &fb);
+		ret = tune_u32(ctx, 0, "R2CC_TCP_FALLBACK", 1, 0, 1, &fb);
 		if (ret)
 			return ret;
 		t->tcp_fallback = fb;
 	}
 	ifn = o->ctrl_ifname ? o->ctrl_ifname : getenv("R2CC_SOCKET_IFNAME");
 	if (ifn && strlen(ifn) >= sizeof(t->ctrl_ifname)) {
-		r2cc_log(ctx, R2CC_LOG_ERROR, "interface name '%s' too long",
-			 ifn);
+		log_msg(ctx, R2CC_LOG_ERROR, "interface name '%s' too long",
+			ifn);
 		return -EINVAL;
 	}
 	if (ifn)

@@ -21,7 +21,7 @@ static int comm_tune(struct r2cc_ctx *ctx, uint32_t val, const char *env,
 {
 	if (val && (val < lo || val > hi))
 		return -EINVAL;
-	return r2cc_tune_u32(ctx, val, env, def, lo, hi, out);
+	return tune_u32(ctx, val, env, def, lo, hi, out);
 }
 
 /* Connect to the next rank and accept the previous one. */
@@ -31,11 +31,11 @@ static int comm_connect(struct r2cc_comm *c, struct r2cc_boot *boot,
 	int next = (c->rank + 1) % c->n, ret;
 
 	ret = coll_wire(c, boot, primary, &next, &c->next, 1, &c->prev, 1,
-			r2cc_now_ns() + timeout_ms * 1000000ull);
+			clock_now_ns() + timeout_ms * 1000000ull);
 	if (ret)
-		r2cc_log(c->ctx, R2CC_LOG_ERROR,
-			 "communicator rank %d of %d: connecting the ring: %s",
-			 c->rank, c->n, strerror(-ret));
+		log_msg(c->ctx, R2CC_LOG_ERROR,
+			"communicator rank %d of %d: connecting the ring: %s",
+			c->rank, c->n, strerror(-ret));
 	return ret;
 }
 
@@ -55,14 +55,14 @@ static int comm_mesh(struct r2cc_comm *c, struct r2cc_boot *boot,
 
 	for (i = 0; i < c->nnics; i++)
 		mbps += c->nic_mbps[i];
-	ret = r2cc_tune_u32(c->ctx, 0, "R2CC_COLL_ALPHA_US", 10, 0, 1000000,
-			    &alpha);
+	ret = tune_u32(c->ctx, 0, "R2CC_COLL_ALPHA_US", 10, 0, 1000000,
+		       &alpha);
 	if (!ret)
-		ret = r2cc_tune_u32(c->ctx, 0, "R2CC_COLL_RD_MAX",
-				    (uint32_t)coll_rd_crossover(c->n, alpha,
+		ret = tune_u32(c->ctx, 0, "R2CC_COLL_RD_MAX",
+			       (uint32_t)coll_rd_crossover(c->n, alpha,
 								mbps / 8.0,
 								c->slice),
-				    0, c->slice, &rd_max);
+			       0, c->slice, &rd_max);
 	if (ret)
 		return ret;
 	ret = coll_mesh_connect(c, boot, primary, timeout_ms, &c->cto,
@@ -170,17 +170,17 @@ static int comm_algo(struct r2cc_comm *c, struct r2cc_boot *boot,
 		if (!strcmp(env, algo_names[i]))
 			break;
 	if (!opt && env && *env && i == NALGOS) {
-		r2cc_log(c->ctx, R2CC_LOG_ERROR,
-			 "R2CC_ALGO=%s: want auto, ring, weighted or optimal",
-			 env);
+		log_msg(c->ctx, R2CC_LOG_ERROR,
+			"R2CC_ALGO=%s: want auto, ring, weighted or optimal",
+			env);
 		return -EINVAL;
 	}
 	if (!opt && env && *env)
 		mine.algo = (uint32_t)i;
 	if (mine.algo == R2CC_COLL_ALGO_OPTIMAL && !mesh && c->n > 1) {
-		r2cc_log(c->ctx, R2CC_LOG_ERROR,
-			 "communicator rank %d: the optimal allreduce needs the mesh (R2CC_COMM_MESH)",
-			 c->rank);
+		log_msg(c->ctx, R2CC_LOG_ERROR,
+			"communicator rank %d: the optimal allreduce needs the mesh (R2CC_COMM_MESH)",
+			c->rank);
 		return -EINVAL;
 	}
 	all = calloc((size_t)c->n, sizeof(*all));
@@ -193,14 +193,14 @@ static int comm_algo(struct r2cc_comm *c, struct r2cc_boot *boot,
 		int k = choice_differs(&mine, &all[i], &x, &y);
 
 		if (k == 0)
-			r2cc_log(c->ctx, R2CC_LOG_ERROR,
-				 "communicator rank %d: algorithm %s, rank %d's %s: every rank must choose the same (R2CC_ALGO)",
-				 c->rank, algo_names[x], i,
-				 y < (uint32_t)NALGOS ? algo_names[y] : "?");
+			log_msg(c->ctx, R2CC_LOG_ERROR,
+				"communicator rank %d: algorithm %s, rank %d's %s: every rank must choose the same (R2CC_ALGO)",
+				c->rank, algo_names[x], i,
+				y < (uint32_t)NALGOS ? algo_names[y] : "?");
 		else if (k > 0)
-			r2cc_log(c->ctx, R2CC_LOG_ERROR,
-				 "communicator rank %d: %s %u, rank %d's %u: every rank must choose the same",
-				 c->rank, choice_names[k], x, i, y);
+			log_msg(c->ctx, R2CC_LOG_ERROR,
+				"communicator rank %d: %s %u, rank %d's %u: every rank must choose the same",
+				c->rank, choice_names[k], x, i, y);
 		if (k >= 0)
 			ret = -EINVAL;
 	}
@@ -233,7 +233,7 @@ R2CC_EXPORT int r2cc_comm_init(struct r2cc_ctx *ctx, struct r2cc_boot *boot,
 		*out = NULL;
 	if (!ctx || !boot || !out)
 		return -EINVAL;
-	if (!r2cc_obj_ok(ctx, R2CC_OBJ_CTX))
+	if (!handle_ok(ctx, R2CC_OBJ_CTX))
 		return -EBADF;
 	if (opts) {
 		ret = r2cc_opts_in(&o, sizeof(o), opts);
@@ -244,7 +244,7 @@ R2CC_EXPORT int r2cc_comm_init(struct r2cc_ctx *ctx, struct r2cc_boot *boot,
 			o.primary >> r2cc_nic_count(ctx)))
 		return -EINVAL;
 	/* a program that cannot say so (a framework's backend) asks here */
-	ret = r2cc_tune_u32(ctx, 0, "R2CC_COLL_MESH", 0, 0, 1, &mesh);
+	ret = tune_u32(ctx, 0, "R2CC_COLL_MESH", 0, 0, 1, &mesh);
 	if (ret)
 		return ret;
 	if (mesh)
@@ -286,7 +286,7 @@ R2CC_EXPORT int r2cc_comm_init(struct r2cc_ctx *ctx, struct r2cc_boot *boot,
 					o.timeout_ms ? o.timeout_ms : 60000,
 					&c->to, &c->from);
 	if (!ret)
-		ret = r2cc_obj_add(c, R2CC_OBJ_COMM);
+		ret = handle_add(c, R2CC_OBJ_COMM);
 	if (ret) {
 		comm_free(c);
 		return ret;
@@ -297,12 +297,12 @@ R2CC_EXPORT int r2cc_comm_init(struct r2cc_ctx *ctx, struct r2cc_boot *boot,
 
 R2CC_EXPORT int r2cc_comm_rank(const struct r2cc_comm *c)
 {
-	return c && r2cc_obj_ok(c, R2CC_OBJ_COMM) ? c->rank : -EINVAL;
+	return c && handle_ok(c, R2CC_OBJ_COMM) ? c->rank : -EINVAL;
 }
 
 R2CC_EXPORT int r2cc_comm_size(const struct r2cc_comm *c)
 {
-	return c && r2cc_obj_ok(c, R2CC_OBJ_COMM) ? c->n : -EINVAL;
+	return c && handle_ok(c, R2CC_OBJ_COMM) ? c->n : -EINVAL;
 }
 
 R2CC_EXPORT int r2cc_comm_stats(struct r2cc_comm *c, struct r2cc_comm_stats *st)
@@ -314,7 +314,7 @@ R2CC_EXPORT int r2cc_comm_stats(struct r2cc_comm *c, struct r2cc_comm_stats *st)
 
 	if (!c || !st || r2cc_opts_out_check(r2cc_opts_size(st)))
 		return -EINVAL;
-	if (!r2cc_obj_ok(c, R2CC_OBJ_COMM))
+	if (!handle_ok(c, R2CC_OBJ_COMM))
 		return -EBADF;
 	o.colls = c->done;
 	o.colls_rd = c->done_rd;
@@ -373,10 +373,10 @@ R2CC_EXPORT int r2cc_comm_destroy(struct r2cc_comm *c)
 {
 	if (!c)
 		return -EINVAL;
-	if (!r2cc_obj_ok(c, R2CC_OBJ_COMM))
+	if (!handle_ok(c, R2CC_OBJ_COMM))
 		return -EBADF;
 	coll_goodbye(c, GOODBYE_MS);
-	r2cc_obj_del(c);
+	handle_del(c);
 	comm_free(c);
 	return 0;
 }

@@ -309,9 +309,9 @@ static int reap_in(struct r2cc_coll *q, int p, bool *moved)
 			s->req = NULL;
 		if (ret == -EMSGSIZE) {
 			if (c->ctx)
-				r2cc_log(c->ctx, R2CC_LOG_ERROR,
-					 "collective #%u: rank %d sent more than this rank's call expects",
-					 q->seq, p);
+				log_msg(c->ctx, R2CC_LOG_ERROR,
+					"collective #%u: rank %d sent more than this rank's call expects",
+					q->seq, p);
 			ret = -EPROTO;
 		}
 		if (ret)

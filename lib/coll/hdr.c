@@ -57,11 +57,11 @@ int coll_hdr_mismatch(const struct r2cc_coll *q, const struct coll_hdr *h,
 {
 	const struct r2cc_comm *c = q->comm;
 
-	r2cc_log(c->ctx, R2CC_LOG_ERROR,
-		 "collective #%u: rank %d's call does not match rank %d's: %s (kind %u/%u, count %llu/%llu, dtype %u/%u, op %u/%u, root %d/%d)",
-		 q->seq, peer, c->rank, why, h->kind, q->kind,
-		 (unsigned long long)le64toh(h->count),
-		 (unsigned long long)q->count, h->dtype, q->dtype, h->op,
-		 q->op, (int)le32toh((uint32_t)h->root), q->root);
+	log_msg(c->ctx, R2CC_LOG_ERROR,
+		"collective #%u: rank %d's call does not match rank %d's: %s (kind %u/%u, count %llu/%llu, dtype %u/%u, op %u/%u, root %d/%d)",
+		q->seq, peer, c->rank, why, h->kind, q->kind,
+		(unsigned long long)le64toh(h->count),
+		(unsigned long long)q->count, h->dtype, q->dtype, h->op,
+		q->op, (int)le32toh((uint32_t)h->root), q->root);
 	return -EPROTO;
 }

@@ -85,7 +85,7 @@ static int mesh_hello(struct r2cc_comm *c, struct r2cc_conn **to,
 					 &req[k++]);
 	while (!ret && p2p_reap(req, 2 * (n - 1), n - 1, sizeof(*who), &ret) &&
 	       !ret) {
-		if (r2cc_now_ns() > deadline_ns)
+		if (clock_now_ns() > deadline_ns)
 			ret = -ETIMEDOUT;
 		else
 			nanosleep(&nap, NULL);
@@ -117,7 +117,7 @@ int coll_mesh_connect(struct r2cc_comm *c, struct r2cc_boot *boot,
 		      uint64_t primary, uint32_t timeout_ms,
 		      struct r2cc_conn ***to, struct r2cc_conn ***from)
 {
-	uint64_t deadline = r2cc_now_ns() + timeout_ms * 1000000ull;
+	uint64_t deadline = clock_now_ns() + timeout_ms * 1000000ull;
 	struct r2cc_conn **in = NULL, **out = NULL;
 	int *dst = NULL, ret, i, k = 0;
 
@@ -144,9 +144,9 @@ int coll_mesh_connect(struct r2cc_comm *c, struct r2cc_boot *boot,
 	free(out);
 	free(in);
 	if (ret)
-		r2cc_log(c->ctx, R2CC_LOG_ERROR,
-			 "communicator rank %d of %d: connecting the mesh: %s",
-			 c->rank, c->n, strerror(-ret));
+		log_msg(c->ctx, R2CC_LOG_ERROR,
+			"communicator rank %d of %d: connecting the mesh: %s",
+			c->rank, c->n, strerror(-ret));
 	return ret;
 }
 
@@ -167,7 +167,7 @@ static int p2p_new(struct r2cc_comm *c, int nreq, struct r2cc_coll **out)
 	q->kind = COLL_P2P;
 	q->anext = c->all;
 	c->all = q;
-	ret = r2cc_obj_add(q, R2CC_OBJ_COLL);
+	ret = handle_add(q, R2CC_OBJ_COLL);
 	if (ret) {
 		coll_free(q);
 		return ret;
@@ -190,7 +190,7 @@ static int p2p_check(struct r2cc_comm *c, const void *buf, size_t count,
 		*req = NULL;
 	if (!c || !req)
 		return -EINVAL;
-	if (!r2cc_obj_ok(c, R2CC_OBJ_COMM))
+	if (!handle_ok(c, R2CC_OBJ_COMM))
 		return -EBADF;
 	if (!es)
 		return -EINVAL;
@@ -349,9 +349,9 @@ void coll_p2p_run(struct r2cc_coll *q)
 
 	left = p2p_reap(p->req, p->nreq, p->nsend, p->want, &q->err);
 	if (!err && q->err == -EPROTO)
-		r2cc_log(q->comm->ctx, R2CC_LOG_ERROR,
-			 "point to point: a receive of %zu bytes met a send of another size",
-			 p->want);
+		log_msg(q->comm->ctx, R2CC_LOG_ERROR,
+			"point to point: a receive of %zu bytes met a send of another size",
+			p->want);
 	if (left)
 		return;
 	for (j = 0; j < 2; j++)

@@ -40,7 +40,7 @@ void coll_free(struct r2cc_coll *q)
 				c->tail = prev;
 			break;
 		}
-	r2cc_obj_del(q);
+	handle_del(q);
 	req_free_p2p(q);
 	free(q->steps);
 	free(q->recv_ops);

@@ -211,9 +211,9 @@ static int reap_recvs(struct r2cc_coll *q, bool *moved)
 		if (ret) {
 			s->req = NULL;
 			if (ret == -EMSGSIZE) {
-				r2cc_log(c->ctx, R2CC_LOG_ERROR,
-					 "collective #%u: rank %d sent more than this rank's call expects",
-					 q->seq, (c->rank + c->n - 1) % c->n);
+				log_msg(c->ctx, R2CC_LOG_ERROR,
+					"collective #%u: rank %d sent more than this rank's call expects",
+					q->seq, (c->rank + c->n - 1) % c->n);
 				ret = -EPROTO;
 			}
 			return ret;
@@ -384,9 +384,9 @@ static int coll_pick(struct r2cc_coll *q)
 					 q->esize, c->slice, c->depth, c->sets);
 	if (ret < 0)
 		return ret;
-	r2cc_log(c->ctx, R2CC_LOG_INFO,
-		 "auto: allreduces of %zu elements run as the %s from collective #%u (engine schedule model)",
-		 q->count, ret ? "weighted ring" : "ring", q->seq);
+	log_msg(c->ctx, R2CC_LOG_INFO,
+		"auto: allreduces of %zu elements run as the %s from collective #%u (engine schedule model)",
+		q->count, ret ? "weighted ring" : "ring", q->seq);
 	p = &c->picks[c->pick_next];
 	c->pick_next = (c->pick_next + 1) % COLL_PICKS;
 	if (c->npicks < COLL_PICKS)
@@ -417,10 +417,10 @@ static int coll_pick_direct(struct r2cc_comm *c, uint32_t seq)
 	pick = coll_auto_direct(c->n, c->view, tmp);
 	free(tmp);
 	if (pick != (c->d_valid && c->d_pick))
-		r2cc_log(c->ctx, R2CC_LOG_INFO,
-			 "auto: allreduces run as %s from collective #%u (the optimal allreduce's model %s %.2f of the ring's)",
-			 pick ? "the optimal allreduce" : "a ring", seq,
-			 pick ? "at most" : "above", COLL_DIRECT_MARGIN);
+		log_msg(c->ctx, R2CC_LOG_INFO,
+			"auto: allreduces run as %s from collective #%u (the optimal allreduce's model %s %.2f of the ring's)",
+			pick ? "the optimal allreduce" : "a ring", seq,
+			pick ? "at most" : "above", COLL_DIRECT_MARGIN);
 	c->d_seq = c->view_seq;
 	c->d_valid = true;
 	c->d_pick = pick;
@@ -496,9 +496,9 @@ void coll_run(struct r2cc_comm *c)
 			return;
 		if (ret < 0 && !c->err) {
 			c->err = ret;
-			r2cc_log(c->ctx, R2CC_LOG_ERROR,
-				 "collective #%u failed: %s; the communicator is unusable",
-				 q->seq, strerror(-ret));
+			log_msg(c->ctx, R2CC_LOG_ERROR,
+				"collective #%u failed: %s; the communicator is unusable",
+				q->seq, strerror(-ret));
 		}
 		q->err = ret < 0 ? ret : 0;
 		if (!q->err)
@@ -521,14 +521,14 @@ void coll_run(struct r2cc_comm *c)
  */
 void coll_goodbye(struct r2cc_comm *c, uint32_t timeout_ms)
 {
-	uint64_t t0 = r2cc_now_ns();
+	uint64_t t0 = clock_now_ns();
 	struct r2cc_coll *q;
 	int done = 0;
 
 	if (c->err || c->n < 2 || r2cc_barrier(c, &q))
 		return;
 	while (!r2cc_coll_test(q, &done) && !done)
-		if (r2cc_now_ns() - t0 > timeout_ms * 1000000ull)
+		if (clock_now_ns() - t0 > timeout_ms * 1000000ull)
 			break;
 }
 
@@ -630,7 +630,7 @@ static int coll_issue(struct r2cc_comm *c, enum coll_kind kind,
 		*out = NULL;
 	if (!c || !out)
 		return -EINVAL;
-	if (!r2cc_obj_ok(c, R2CC_OBJ_COMM))
+	if (!handle_ok(c, R2CC_OBJ_COMM))
 		return -EBADF;
 	if (!es || !coll_op_ok(op) || root < 0 || root >= c->n)
 		return -EINVAL;
@@ -677,7 +677,7 @@ static int coll_issue(struct r2cc_comm *c, enum coll_kind kind,
 	c->all = q;
 	ret = coll_prepare(q);
 	if (!ret)
-		ret = r2cc_obj_add(q, R2CC_OBJ_COLL);
+		ret = handle_add(q, R2CC_OBJ_COLL);
 	if (ret) {
 		coll_free(q);
 		return ret;
@@ -757,7 +757,7 @@ R2CC_EXPORT int r2cc_coll_test(struct r2cc_coll *q, int *done)
 		*done = 0;
 	if (!q || !done)
 		return -EINVAL;
-	if (!r2cc_obj_ok(q, R2CC_OBJ_COLL))
+	if (!handle_ok(q, R2CC_OBJ_COLL))
 		return -EBADF;
 	if (!q->finished && q->kind == COLL_P2P)
 		coll_p2p_run(q);

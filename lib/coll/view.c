@@ -100,9 +100,9 @@ void coll_view_adopt(struct r2cc_coll *q)
 		return;
 	for (i = 0; i < c->n; i++)
 		if (c->view_valid && c->view[i] != q->gather[i])
-			r2cc_log(c->ctx, R2CC_LOG_INFO,
-				 "collective #%u: rank %d's usable bandwidth %u -> %u Mbit/s",
-				 q->seq, i, c->view[i], q->gather[i]);
+			log_msg(c->ctx, R2CC_LOG_INFO,
+				"collective #%u: rank %d's usable bandwidth %u -> %u Mbit/s",
+				q->seq, i, c->view[i], q->gather[i]);
 	c->view_changes += c->view_valid;
 	c->view_valid = true;
 	c->view_seq = q->seq;
@@ -117,7 +117,7 @@ R2CC_EXPORT int r2cc_comm_view(struct r2cc_comm *c, struct r2cc_comm_view *v,
 	if (!c || !v || n < 0 || (n && !mbps) ||
 	    r2cc_opts_out_check(r2cc_opts_size(v)))
 		return -EINVAL;
-	if (!r2cc_obj_ok(c, R2CC_OBJ_COMM))
+	if (!handle_ok(c, R2CC_OBJ_COMM))
 		return -EBADF;
 	o.valid = c->view_valid;
 	o.seq = c->view_seq;
@@ -143,6 +143,6 @@ void coll_log_weights(const struct r2cc_comm *c, const char *what,
 		at += (size_t)snprintf(buf + at, sizeof(buf) - at, "%s%.3f",
 				       k ? " " : "",
 				       (double)w[k] / COLL_WEIGHT_ONE);
-	r2cc_log(c->ctx, R2CC_LOG_INFO, "view of collective #%u: %s %s%s",
-		 c->view_seq, what, buf, k < c->n ? " ..." : "");
+	log_msg(c->ctx, R2CC_LOG_INFO, "view of collective #%u: %s %s%s",
+		c->view_seq, what, buf, k < c->n ? " ..." : "");
 }

@@ -63,7 +63,7 @@ int coll_wire(struct r2cc_comm *c, struct r2cc_boot *boot, uint64_t primary,
 		ret = ret > 0 ? 0 : ret;
 		if (ret || ready == nout + nin)
 			break;
-		if (r2cc_now_ns() > deadline_ns)
+		if (clock_now_ns() > deadline_ns)
 			ret = -ETIMEDOUT;
 		else
 			nanosleep(&nap, NULL);

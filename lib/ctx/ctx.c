@@ -62,37 +62,37 @@ R2CC_EXPORT int r2cc_ctx_create(const struct r2cc_ctx_opts *opts,
 	ctx->epoll_fd = -1;
 	pthread_mutex_init(&ctx->lock, NULL);
 
-	ret = r2cc_tune_resolve(ctx, opts);
+	ret = tune_resolve(ctx, opts);
 	if (ret)
 		goto err;
 	nics = opts->nics ? opts->nics : getenv("R2CC_NICS");
-	ret = r2cc_nics_parse(nics, &sel);
+	ret = nics_parse(nics, &sel);
 	if (ret) {
-		r2cc_log(ctx, R2CC_LOG_ERROR, "bad NIC list '%s'", nics);
+		log_msg(ctx, R2CC_LOG_ERROR, "bad NIC list '%s'", nics);
 		goto err;
 	}
-	ret = r2cc_fabric_discover(ctx, &sel);
+	ret = fabric_discover(ctx, &sel);
 	if (ret)
 		goto err_fabric;
-	ret = r2cc_notify_open(ctx);
+	ret = notify_open(ctx);
 	if (ret)
 		goto err_fabric;
-	ret = r2cc_obj_add(ctx, R2CC_OBJ_CTX);
+	ret = handle_add(ctx, R2CC_OBJ_CTX);
 	if (ret)
 		goto err_notify;
-	ret = ctx_progress_start(ctx);
+	ret = progress_start(ctx);
 	if (ret)
 		goto err_obj;
-	r2cc_publish_open(ctx);
+	publish_open(ctx);
 	*out = ctx;
 	return 0;
 
 err_obj:
-	r2cc_obj_del(ctx);
+	handle_del(ctx);
 err_notify:
-	r2cc_notify_close(ctx);
+	notify_close(ctx);
 err_fabric:
-	r2cc_fabric_close(ctx);
+	fabric_close(ctx);
 err:
 	pthread_mutex_destroy(&ctx->lock);
 	free(ctx);
@@ -103,28 +103,28 @@ static int ctx_destroy(struct r2cc_ctx *ctx)
 {
 	int ret;
 
-	ret = r2cc_obj_check(ctx, R2CC_OBJ_CTX);
+	ret = handle_check(ctx, R2CC_OBJ_CTX);
 	if (ret)
 		return ret;
 	ctx_lock(ctx);
 	if (__atomic_load_n(&ctx->nmrs, __ATOMIC_RELAXED) ||
 	    __atomic_load_n(&ctx->nlisteners, __ATOMIC_RELAXED)) {
-		r2cc_log(ctx, R2CC_LOG_ERROR,
-			 "context kept: %d memory regions and %d listeners still refer to it",
-			 ctx->nmrs, ctx->nlisteners);
+		log_msg(ctx, R2CC_LOG_ERROR,
+			"context kept: %d memory regions and %d listeners still refer to it",
+			ctx->nmrs, ctx->nlisteners);
 		ctx_unlock(ctx);
 		return -EBUSY;
 	}
-	r2cc_obj_del(ctx);
+	handle_del(ctx);
 	/* Connections left open go with it; their requests are freed. */
 	while (ctx->conns)
 		conn_close_locked(ctx->conns);
 	ctx_unlock(ctx);
-	ctx_progress_stop(ctx);
-	r2cc_reap_wait(ctx);	/* its QPs go before its PDs */
-	r2cc_publish_close(ctx);
-	r2cc_notify_close(ctx);
-	r2cc_fabric_close(ctx);
+	progress_stop(ctx);
+	reap_wait(ctx);	/* its QPs go before its PDs */
+	publish_close(ctx);
+	notify_close(ctx);
+	fabric_close(ctx);
 	pthread_mutex_destroy(&ctx->lock);
 	free(ctx);
 	return 0;
@@ -162,7 +162,7 @@ R2CC_EXPORT int r2cc_nic_info(const struct r2cc_ctx *ctx, int i,
 R2CC_EXPORT enum r2cc_notify_source
 r2cc_notify_source(const struct r2cc_ctx *ctx)
 {
-	return r2cc_obj_ok(ctx, R2CC_OBJ_CTX) ? ctx->source :
+	return handle_ok(ctx, R2CC_OBJ_CTX) ? ctx->source :
 						(enum r2cc_notify_source)0;
 }
 
@@ -185,7 +185,7 @@ R2CC_EXPORT int r2cc_next_event(struct r2cc_ctx *ctx,
 	    timeout_ms < -1)
 		return -EINVAL;
 	if (timeout_ms > 0)
-		deadline = r2cc_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+		deadline = clock_now_ns() + (uint64_t)timeout_ms * 1000000ull;
 	for (;;) {
 		struct pollfd p = { .fd = r2cc_event_fd(ctx), .events = POLLIN };
 		int wait = timeout_ms;
@@ -203,9 +203,9 @@ R2CC_EXPORT int r2cc_next_event(struct r2cc_ctx *ctx,
 				return 1;
 			}
 		}
-		ret = r2cc_notify_poll(ctx, &e);
+		ret = notify_poll(ctx, &e);
 		if (ret == 1)
-			r2cc_xport_nic_event(ctx, &e);
+			engine_nic_event(ctx, &e);
 		ctx_unlock(ctx);
 		if (ret == 1 && !event_wanted(&e, r2cc_opts_size(ev)))
 			continue;
@@ -216,7 +216,7 @@ R2CC_EXPORT int r2cc_next_event(struct r2cc_ctx *ctx,
 		if (timeout_ms == 0)
 			return 0;
 		if (timeout_ms > 0) {
-			uint64_t t = r2cc_now_ns();
+			uint64_t t = clock_now_ns();
 
 			if (t >= deadline)
 				return 0;

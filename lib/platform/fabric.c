@@ -145,8 +145,8 @@ static void order_nics(struct r2cc_ctx *ctx, const struct r2cc_nic_sel *sel)
 	int rank[R2CC_MAX_NICS], i, j;
 
 	for (i = 0; i < ctx->nnics; i++)
-		rank[i] = r2cc_nics_rank(sel, ctx->nics[i].info.dev_name,
-					 ctx->nics[i].info.port);
+		rank[i] = nics_rank(sel, ctx->nics[i].info.dev_name,
+				    ctx->nics[i].info.port);
 	for (i = 1; i < ctx->nnics; i++) {
 		struct r2cc_nic t = ctx->nics[i];
 		int r = rank[i];
@@ -161,23 +161,23 @@ static void order_nics(struct r2cc_ctx *ctx, const struct r2cc_nic_sel *sel)
 	for (i = 0; i < ctx->nnics; i++) {
 		const struct r2cc_nic_info *in = &ctx->nics[i].info;
 
-		r2cc_log(ctx, R2CC_LOG_INFO,
-			 "NIC %d: %s:%u %s state %u %llu Mbit/s gid %d numa %d",
-			 i, in->dev_name, in->port, in->netdev, in->state,
-			 (unsigned long long)in->bandwidth_mbps,
-			 in->gid_index, in->numa_node);
+		log_msg(ctx, R2CC_LOG_INFO,
+			"NIC %d: %s:%u %s state %u %llu Mbit/s gid %d numa %d",
+			i, in->dev_name, in->port, in->netdev, in->state,
+			(unsigned long long)in->bandwidth_mbps,
+			in->gid_index, in->numa_node);
 	}
 }
 
-int r2cc_fabric_discover(struct r2cc_ctx *ctx, const struct r2cc_nic_sel *sel)
+int fabric_discover(struct r2cc_ctx *ctx, const struct r2cc_nic_sel *sel)
 {
 	struct ibv_device **list;
 	int n, d;
 
 	list = ibv_get_device_list(&n);
 	if (!list) {
-		r2cc_log(ctx, R2CC_LOG_ERROR, "no RDMA devices: %s",
-			 strerror(errno));
+		log_msg(ctx, R2CC_LOG_ERROR, "no RDMA devices: %s",
+			strerror(errno));
 		return -ENODEV;
 	}
 	for (d = 0; d < n; d++) {
@@ -189,7 +189,7 @@ int r2cc_fabric_discover(struct r2cc_ctx *ctx, const struct r2cc_nic_sel *sel)
 
 		v = ibv_open_device(list[d]);
 		if (!v || ibv_query_device(v, &da)) {
-			r2cc_log(ctx, R2CC_LOG_WARN, "%s: cannot open", dev);
+			log_msg(ctx, R2CC_LOG_WARN, "%s: cannot open", dev);
 			if (v)
 				ibv_close_device(v);
 			continue;
@@ -198,13 +198,13 @@ int r2cc_fabric_discover(struct r2cc_ctx *ctx, const struct r2cc_nic_sel *sel)
 			struct ibv_port_attr pa;
 			struct r2cc_nic *nic;
 
-			if (!r2cc_nics_match(sel, dev, p) ||
+			if (!nics_match(sel, dev, p) ||
 			    ibv_query_port(v, (uint8_t)p, &pa))
 				continue;
 			if (ctx->nnics == R2CC_MAX_NICS) {
-				r2cc_log(ctx, R2CC_LOG_WARN,
-					 "more than %d NICs: %s:%u left out",
-					 R2CC_MAX_NICS, dev, p);
+				log_msg(ctx, R2CC_LOG_WARN,
+					"more than %d NICs: %s:%u left out",
+					R2CC_MAX_NICS, dev, p);
 				continue;
 			}
 			nic = &ctx->nics[ctx->nnics++];
@@ -223,7 +223,7 @@ int r2cc_fabric_discover(struct r2cc_ctx *ctx, const struct r2cc_nic_sel *sel)
 	}
 	ibv_free_device_list(list);
 	if (!ctx->nnics) {
-		r2cc_log(ctx, R2CC_LOG_ERROR, "no usable NIC");
+		log_msg(ctx, R2CC_LOG_ERROR, "no usable NIC");
 		return -ENODEV;
 	}
 	order_nics(ctx, sel);
@@ -231,15 +231,15 @@ int r2cc_fabric_discover(struct r2cc_ctx *ctx, const struct r2cc_nic_sel *sel)
 	for (d = 0; d < ctx->ndevs; d++) {
 		ctx->pds[d] = ibv_alloc_pd(ctx->devs[d]);
 		if (!ctx->pds[d]) {
-			r2cc_log(ctx, R2CC_LOG_ERROR, "%s: no protection domain",
-				 ibv_get_device_name(ctx->devs[d]->device));
+			log_msg(ctx, R2CC_LOG_ERROR, "%s: no protection domain",
+				ibv_get_device_name(ctx->devs[d]->device));
 			return -ENOMEM;
 		}
 	}
 	return 0;
 }
 
-void r2cc_fabric_close(struct r2cc_ctx *ctx)
+void fabric_close(struct r2cc_ctx *ctx)
 {
 	int i;
 

@@ -25,14 +25,6 @@
 #include "base/base.h"
 #include "platform/platform.h"
 
-uint64_t r2cc_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static uint8_t nic_state(unsigned int s)
 {
 	return s >= R2CC_PORT_ACTIVE ? R2CC_NIC_ACTIVE : (uint8_t)s;
@@ -131,8 +123,8 @@ static int kmod_open(struct r2cc_ctx *ctx)
 	    ver.abi != R2CC_ABI_VERSION ||
 	    ver.event_size != sizeof(struct r2cc_event) ||
 	    ioctl(ctx->kmod_fd, R2CC_IOC_SET_FILTER, &f)) {
-		r2cc_log(ctx, R2CC_LOG_WARN,
-			 "/dev/r2cc speaks another ABI; using verbs events");
+		log_msg(ctx, R2CC_LOG_WARN,
+			"/dev/r2cc speaks another ABI; using verbs events");
 		close(ctx->kmod_fd);
 		ctx->kmod_fd = -1;
 		return -EPROTO;
@@ -176,17 +168,17 @@ static int verbs_open(struct r2cc_ctx *ctx)
 	return 0;
 }
 
-int r2cc_notify_open(struct r2cc_ctx *ctx)
+int notify_open(struct r2cc_ctx *ctx)
 {
 	if (!(ctx->flags & R2CC_CTX_NO_KMOD) && !kmod_open(ctx)) {
-		r2cc_log(ctx, R2CC_LOG_INFO, "notification: r2cc.ko");
+		log_msg(ctx, R2CC_LOG_INFO, "notification: r2cc.ko");
 		return 0;
 	}
-	r2cc_log(ctx, R2CC_LOG_INFO, "notification: verbs async events");
+	log_msg(ctx, R2CC_LOG_INFO, "notification: verbs async events");
 	return verbs_open(ctx);
 }
 
-void r2cc_notify_close(struct r2cc_ctx *ctx)
+void notify_close(struct r2cc_ctx *ctx)
 {
 	if (ctx->state)
 		munmap((void *)ctx->state, ctx->state_size);
@@ -225,9 +217,9 @@ static int kmod_poll_one(struct r2cc_ctx *ctx, struct r2cc_nic_event *ev)
 			return -EIO;
 		if (rec.kind == R2CC_EV_OVERFLOW) {
 			/* Lost records: resynchronise from a snapshot. */
-			r2cc_log(ctx, R2CC_LOG_WARN,
-				 "r2cc.ko dropped %llu records; resyncing",
-				 (unsigned long long)rec.lost);
+			log_msg(ctx, R2CC_LOG_WARN,
+				"r2cc.ko dropped %llu records; resyncing",
+				(unsigned long long)rec.lost);
 			kmod_bind(ctx);
 			continue;
 		}
@@ -284,9 +276,9 @@ static int verbs_poll_one(struct r2cc_ctx *ctx, struct r2cc_nic_event *ev)
 			if (ibv_query_port(ctx->devs[d], (uint8_t)port, &pa))
 				pa.state = t == IBV_EVENT_PORT_ACTIVE ?
 					   IBV_PORT_ACTIVE : IBV_PORT_DOWN;
-			r2cc_log(ctx, R2CC_LOG_DEBUG,
-				 "verbs: %s port %u event %d, state now %d",
-				 ctx->nics[i].info.dev_name, port, t, pa.state);
+			log_msg(ctx, R2CC_LOG_DEBUG,
+				"verbs: %s port %u event %d, state now %d",
+				ctx->nics[i].info.dev_name, port, t, pa.state);
 			if (nic_state(pa.state) == ctx->nics[i].state)
 				continue;
 			memset(ev, 0, sizeof(*ev));
@@ -294,7 +286,7 @@ static int verbs_poll_one(struct r2cc_ctx *ctx, struct r2cc_nic_event *ev)
 			ev->old_state = ctx->nics[i].state;
 			ev->new_state = nic_state(pa.state);
 			ev->source = R2CC_NOTIFY_VERBS;
-			ev->time_ns = r2cc_now_ns();
+			ev->time_ns = clock_now_ns();
 			__atomic_store_n(&ctx->nics[i].state, ev->new_state,
 				 __ATOMIC_RELAXED);
 			return 1;
@@ -310,7 +302,7 @@ R2CC_EXPORT int r2cc_event_fd(const struct r2cc_ctx *ctx)
 	return ctx->source == R2CC_NOTIFY_KMOD ? ctx->kmod_fd : ctx->epoll_fd;
 }
 
-int r2cc_notify_poll(struct r2cc_ctx *ctx, struct r2cc_nic_event *ev)
+int notify_poll(struct r2cc_ctx *ctx, struct r2cc_nic_event *ev)
 {
 	int ret;
 
@@ -321,11 +313,11 @@ int r2cc_notify_poll(struct r2cc_ctx *ctx, struct r2cc_nic_event *ev)
 }
 
 /*
- * The transport reads the source as it makes progress (ctx_progress):
+ * The transport reads the source as it makes progress (conn_progress_all):
  * what it reads is kept for r2cc_next_event() (the oldest is dropped when
  * the application does not read them).
  */
-void r2cc_notify_keep(struct r2cc_ctx *ctx, const struct r2cc_nic_event *ev)
+void notify_keep(struct r2cc_ctx *ctx, const struct r2cc_nic_event *ev)
 {
 	unsigned int n = sizeof(ctx->evq) / sizeof(ctx->evq[0]);
 

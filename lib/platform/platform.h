@@ -13,17 +13,17 @@
 
 #include "base/base.h"
 
-int r2cc_fabric_discover(struct r2cc_ctx *ctx, const struct r2cc_nic_sel *sel);
-void r2cc_fabric_close(struct r2cc_ctx *ctx);
-int r2cc_notify_open(struct r2cc_ctx *ctx);
-void r2cc_notify_close(struct r2cc_ctx *ctx);
+int fabric_discover(struct r2cc_ctx *ctx, const struct r2cc_nic_sel *sel);
+void fabric_close(struct r2cc_ctx *ctx);
+int notify_open(struct r2cc_ctx *ctx);
+void notify_close(struct r2cc_ctx *ctx);
 /*
  * Next NIC change from the source itself: 1 with @ev, 0 none, -errno.  The
- * caller hands it to the transport (r2cc_xport_nic_event), then keeps it
- * for the application (r2cc_notify_keep).
+ * caller hands it to the transport (engine_nic_event), then keeps it
+ * for the application (notify_keep).
  */
-int r2cc_notify_poll(struct r2cc_ctx *ctx, struct r2cc_nic_event *ev);
-void r2cc_notify_keep(struct r2cc_ctx *ctx, const struct r2cc_nic_event *ev);
-uint64_t r2cc_now_ns(void);
+int notify_poll(struct r2cc_ctx *ctx, struct r2cc_nic_event *ev);
+void notify_keep(struct r2cc_ctx *ctx, const struct r2cc_nic_event *ev);
+uint64_t clock_now_ns(void);
 
 #endif

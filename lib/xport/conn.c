@@ -30,7 +30,7 @@ static uint64_t nonce_new(void)
 	uint64_t n = 0;
 
 	if (getrandom(&n, sizeof(n), GRND_NONBLOCK) != sizeof(n))
-		n = r2cc_now_ns() ^ ((uint64_t)getpid() << 32);
+		n = clock_now_ns() ^ ((uint64_t)getpid() << 32);
 	return n | 1;
 }
 
@@ -48,7 +48,7 @@ R2CC_EXPORT int r2cc_listen(struct r2cc_ctx *ctx, struct r2cc_handle *handle,
 		*out = NULL;
 	if (!ctx || !handle || !out)
 		return -EINVAL;
-	if (!r2cc_obj_ok(ctx, R2CC_OBJ_CTX))
+	if (!handle_ok(ctx, R2CC_OBJ_CTX))
 		return -EBADF;
 	ret = ctrl_addr(ctx, &sa, &salen);
 	if (ret)
@@ -68,7 +68,7 @@ R2CC_EXPORT int r2cc_listen(struct r2cc_ctx *ctx, struct r2cc_handle *handle,
 		close(fd);
 		return -ENOMEM;
 	}
-	if (r2cc_obj_add(l, R2CC_OBJ_LISTENER)) {
+	if (handle_add(l, R2CC_OBJ_LISTENER)) {
 		close(fd);
 		free(l);
 		return -ENOMEM;
@@ -82,8 +82,8 @@ R2CC_EXPORT int r2cc_listen(struct r2cc_ctx *ctx, struct r2cc_handle *handle,
 	hd.nonce = l->nonce;
 	memset(handle, 0, sizeof(*handle));
 	memcpy(handle->bytes, &hd, sizeof(hd));
-	r2cc_log(ctx, R2CC_LOG_INFO, "listening on %s:%u",
-		 inet_ntoa(sa.sin_addr), ntohs(sa.sin_port));
+	log_msg(ctx, R2CC_LOG_INFO, "listening on %s:%u",
+		inet_ntoa(sa.sin_addr), ntohs(sa.sin_port));
 	*out = l;
 	return 0;
 }
@@ -92,10 +92,10 @@ R2CC_EXPORT int r2cc_listener_close(struct r2cc_listener *l)
 {
 	int ret;
 
-	ret = r2cc_obj_check(l, R2CC_OBJ_LISTENER);
+	ret = handle_check(l, R2CC_OBJ_LISTENER);
 	if (ret)
 		return ret;
-	r2cc_obj_del(l);
+	handle_del(l);
 	__atomic_fetch_sub(&l->ctx->nlisteners, 1, __ATOMIC_RELAXED);
 	close(l->fd);
 	free(l);
@@ -109,7 +109,7 @@ struct r2cc_conn *conn_new(struct r2cc_ctx *ctx, int fd, bool sender)
 
 	if (!c)
 		return NULL;
-	if (r2cc_obj_add(c, R2CC_OBJ_CONN)) {
+	if (handle_add(c, R2CC_OBJ_CONN)) {
 		free(c);
 		return NULL;
 	}
@@ -140,7 +140,7 @@ R2CC_EXPORT int r2cc_connect_opts(struct r2cc_ctx *ctx,
 		*out = NULL;
 	if (!ctx || !handle || !out)
 		return -EINVAL;
-	if (!r2cc_obj_ok(ctx, R2CC_OBJ_CTX))
+	if (!handle_ok(ctx, R2CC_OBJ_CTX))
 		return -EBADF;
 	if (uopts) {
 		ret = r2cc_opts_in(&o, sizeof(o), uopts);
@@ -198,7 +198,7 @@ R2CC_EXPORT int r2cc_accept(struct r2cc_listener *l, struct r2cc_conn **out)
 		*out = NULL;
 	if (!l || !out)
 		return -EINVAL;
-	if (!r2cc_obj_ok(l, R2CC_OBJ_LISTENER))
+	if (!handle_ok(l, R2CC_OBJ_LISTENER))
 		return -EBADF;
 	fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (fd < 0)
@@ -330,7 +330,7 @@ static int tell_degraded(struct r2cc_conn *c)
 		if (!c->ctx->nics[r->nic].degraded)
 			continue;
 		rail_set_degraded(c, r, R2CC_RAIL_DEGRADED_LOCAL, true);
-		ret = xfer_send(c, W_NIC, &w, sizeof(w), NULL, 0);
+		ret = engine_send(c, W_NIC, &w, sizeof(w), NULL, 0);
 		if (ret < 0)
 			return ret;
 	}
@@ -390,8 +390,8 @@ int conn_handshake(struct r2cc_conn *c)
 			return ret;
 	}
 	c->state = CONN_READY;
-	r2cc_log(c->ctx, R2CC_LOG_INFO, "connected: %d rails, %d up, chunk %u",
-		 c->nrails, rails_up(c), c->chunk_size);
+	log_msg(c->ctx, R2CC_LOG_INFO, "connected: %d rails, %d up, chunk %u",
+		c->nrails, rails_up(c), c->chunk_size);
 	return tell_degraded(c);
 }
 
@@ -405,39 +405,39 @@ int conn_progress(struct r2cc_conn *c)
 	if (c->state != CONN_READY) {
 		ret = conn_handshake(c);
 		if (ret)
-			xfer_abort(c, ret, "handshake failed");
+			engine_abort(c, ret, "handshake failed");
 		return c->state == CONN_FAILED ? c->err : 0;
 	}
-	xfer_progress(c);
+	engine_progress(c);
 	return c->state == CONN_FAILED ? c->err : 0;
 }
 
-void ctx_progress(struct r2cc_ctx *ctx)
+void conn_progress_all(struct r2cc_ctx *ctx)
 {
 	struct r2cc_nic_event ev;
 	struct r2cc_conn *c;
 
 	ctx->progress_passes++;
 	/* NIC changes first: a failed rail takes no more chunks. */
-	while (r2cc_notify_poll(ctx, &ev) == 1) {
-		r2cc_xport_nic_event(ctx, &ev);
-		r2cc_notify_keep(ctx, &ev);
+	while (notify_poll(ctx, &ev) == 1) {
+		engine_nic_event(ctx, &ev);
+		notify_keep(ctx, &ev);
 	}
-	xfer_nic_shares(ctx);
+	engine_nic_shares(ctx);
 	for (c = ctx->conns; c; c = c->next)
 		conn_progress(c);
-	r2cc_publish(ctx);
+	publish_due(ctx);
 }
 
 R2CC_EXPORT int r2cc_progress(struct r2cc_ctx *ctx)
 {
 	int ret;
 
-	ret = r2cc_obj_check(ctx, R2CC_OBJ_CTX);
+	ret = handle_check(ctx, R2CC_OBJ_CTX);
 	if (ret)
 		return ret;
 	ctx_lock(ctx);
-	ctx_progress(ctx);
+	conn_progress_all(ctx);
 	ctx_unlock(ctx);
 	return 0;
 }
@@ -446,11 +446,11 @@ R2CC_EXPORT int r2cc_conn_ready(struct r2cc_conn *c)
 {
 	int ret;
 
-	ret = r2cc_obj_check(c, R2CC_OBJ_CONN);
+	ret = handle_check(c, R2CC_OBJ_CONN);
 	if (ret)
 		return ret;
 	ctx_lock(c->ctx);
-	ctx_progress(c->ctx);
+	conn_progress_all(c->ctx);
 	ret = c->state == CONN_FAILED ? c->err : c->state == CONN_READY;
 	ctx_unlock(c->ctx);
 	return ret;
@@ -461,7 +461,7 @@ R2CC_EXPORT int r2cc_conn_close(struct r2cc_conn *c)
 	struct r2cc_ctx *ctx;
 	int ret;
 
-	ret = r2cc_obj_check(c, R2CC_OBJ_CONN);
+	ret = handle_check(c, R2CC_OBJ_CONN);
 	if (ret)
 		return ret;
 	ctx = c->ctx;
@@ -476,8 +476,8 @@ void conn_close_locked(struct r2cc_conn *c)
 	struct r2cc_conn **pp;
 	int i;
 
-	r2cc_obj_del(c);
-	r2cc_publish_conn_closed(c->ctx, c);
+	handle_del(c);
+	publish_conn_closed(c->ctx, c);
 	for (pp = &c->ctx->conns; *pp; pp = &(*pp)->next)
 		if (*pp == c) {
 			*pp = c->next;
@@ -493,7 +493,7 @@ void conn_close_locked(struct r2cc_conn *c)
 
 			ibv_modify_qp(c->rails[i].qp, &a, IBV_QP_STATE);
 		}
-	xfer_release(c);
+	msg_release_all(c);
 	rails_reap(c, true);
 	for (i = 0; i < WIRE_MAX_RAILS; i++) {
 		rail_destroy(&c->rails[i]);
@@ -520,7 +520,7 @@ R2CC_EXPORT int r2cc_conn_stats(struct r2cc_conn *c, struct r2cc_conn_stats *st,
 		if (r2cc_opts_out_check(stride))
 			return -EINVAL;
 	}
-	if (!r2cc_obj_ok(c, R2CC_OBJ_CONN))
+	if (!handle_ok(c, R2CC_OBJ_CONN))
 		return -EBADF;
 	ctx_lock(c->ctx);
 	cs = c->st;

@@ -18,7 +18,7 @@ struct r2cc_conn *conn_new(struct r2cc_ctx *ctx, int fd, bool sender);
 int conn_handshake(struct r2cc_conn *c);
 int conn_progress(struct r2cc_conn *c);
 /* Progress every connection of @ctx (lock held). */
-void ctx_progress(struct r2cc_ctx *ctx);
+void conn_progress_all(struct r2cc_ctx *ctx);
 /* Close @c (lock held). */
 void conn_close_locked(struct r2cc_conn *c);
 

@@ -223,8 +223,8 @@ int ctrl_addr(struct r2cc_ctx *ctx, void *sa, unsigned int *salen)
 	}
 	if (!best && *want) {
 		freeifaddrs(ifa);
-		r2cc_log(ctx, R2CC_LOG_ERROR,
-			 "no IPv4 interface up matching '%s'", want);
+		log_msg(ctx, R2CC_LOG_ERROR,
+			"no IPv4 interface up matching '%s'", want);
 		return -ENODEV;
 	}
 	memcpy(sa, best ? best : &lo, sizeof(lo));

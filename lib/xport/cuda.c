@@ -46,8 +46,8 @@ static void cuda_load(void)
  * Export the pages holding [@addr, @addr + @len) as a DMA-BUF: *@fd, with
  * @addr at *@offset into it.  -ENODEV without a CUDA driver.
  */
-int r2cc_cuda_dmabuf(struct r2cc_ctx *ctx, void *addr, size_t len, int *fd,
-		     uint64_t *offset)
+int cuda_dmabuf(struct r2cc_ctx *ctx, void *addr, size_t len, int *fd,
+		uint64_t *offset)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	uintptr_t base = (uintptr_t)addr & ~(page - 1);
@@ -56,37 +56,37 @@ int r2cc_cuda_dmabuf(struct r2cc_ctx *ctx, void *addr, size_t len, int *fd,
 
 	pthread_once(&once, cuda_load);
 	if (!get_handle) {
-		r2cc_log(ctx, R2CC_LOG_ERROR,
-			 "GPU memory: no CUDA driver (libcuda.so.1)");
+		log_msg(ctx, R2CC_LOG_ERROR,
+			"GPU memory: no CUDA driver (libcuda.so.1)");
 		return -ENODEV;
 	}
 	res = get_handle(fd, (CUdeviceptr)base, size,
 			 CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
 	if (res != CUDA_SUCCESS) {
-		r2cc_log(ctx, R2CC_LOG_ERROR,
-			 "GPU memory: cuMemGetHandleForAddressRange: %d",
-			 (int)res);
+		log_msg(ctx, R2CC_LOG_ERROR,
+			"GPU memory: cuMemGetHandleForAddressRange: %d",
+			(int)res);
 		return res == CUDA_ERROR_INVALID_VALUE ? -EINVAL : -EOPNOTSUPP;
 	}
 	*offset = (uintptr_t)addr - base;
 	return 0;
 }
 #else
-int r2cc_cuda_dmabuf(struct r2cc_ctx *ctx, void *addr, size_t len, int *fd,
-		     uint64_t *offset)
+int cuda_dmabuf(struct r2cc_ctx *ctx, void *addr, size_t len, int *fd,
+		uint64_t *offset)
 {
 	(void)addr;
 	(void)len;
 	(void)fd;
 	(void)offset;
-	r2cc_log(ctx, R2CC_LOG_ERROR,
-		 "GPU memory: libr2cc was built without <cuda.h>");
+	log_msg(ctx, R2CC_LOG_ERROR,
+		"GPU memory: libr2cc was built without <cuda.h>");
 	return -EOPNOTSUPP;
 }
 #endif
 
 /* Whether nvidia-peermem lets ibv_reg_mr() take device pointers. */
-bool r2cc_cuda_peermem(void)
+bool cuda_peermem(void)
 {
 	return !access("/sys/module/nvidia_peermem", F_OK);
 }

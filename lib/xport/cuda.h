@@ -12,8 +12,8 @@
 
 #include "base/base.h"
 
-int r2cc_cuda_dmabuf(struct r2cc_ctx *ctx, void *addr, size_t len, int *fd,
-		     uint64_t *offset);
-bool r2cc_cuda_peermem(void);
+int cuda_dmabuf(struct r2cc_ctx *ctx, void *addr, size_t len, int *fd,
+		uint64_t *offset);
+bool cuda_peermem(void);
 
 #endif

@@ -28,8 +28,8 @@ static void abort_at(struct r2cc_conn *c, int err, const char *why,
 
 	if (c->state == CONN_FAILED)
 		return;
-	r2cc_log(c->ctx, level, "connection %s: %s (%d)",
-		 c->sender ? "to receiver" : "from sender", why, err);
+	log_msg(c->ctx, level, "connection %s: %s (%d)",
+		c->sender ? "to receiver" : "from sender", why, err);
 	c->state = CONN_FAILED;
 	c->err = err;
 	/*
@@ -44,10 +44,10 @@ static void abort_at(struct r2cc_conn *c, int err, const char *why,
 	rails_reap(c, true);
 	if (c->ctl.fd >= 0)
 		shutdown(c->ctl.fd, SHUT_RDWR);
-	xfer_fail_all(c, err);
+	msg_fail_all(c, err);
 }
 
-void xfer_abort(struct r2cc_conn *c, int err, const char *why)
+void engine_abort(struct r2cc_conn *c, int err, const char *why)
 {
 	abort_at(c, err, why, R2CC_LOG_ERROR);
 }
@@ -70,14 +70,14 @@ static bool conn_idle(const struct r2cc_conn *c)
  * connection: every message on the failover path is awaited by the peer,
  * and a lost one would leave a rail, or a message, waiting for ever.
  */
-int xfer_send(struct r2cc_conn *c, uint16_t type, const void *a,
-	      size_t alen, const void *b, size_t blen)
+int engine_send(struct r2cc_conn *c, uint16_t type, const void *a,
+		size_t alen, const void *b, size_t blen)
 {
 	int ret = ctrl_send(&c->ctl, type, a, alen, b, blen);
 
 	if (ret >= 0)
 		return 0;
-	xfer_abort(c, ret, "control message not sent");
+	engine_abort(c, ret, "control message not sent");
 	return ret;
 }
 
@@ -90,7 +90,7 @@ static int rail_idx(const struct r2cc_conn *c, const struct rail *r)
 static void rail_check(struct r2cc_conn *c, int err, const char *why)
 {
 	if (err)
-		xfer_abort(c, err, why);
+		engine_abort(c, err, why);
 }
 
 static void fail_rail(struct r2cc_conn *c, struct rail *r, const char *why)
@@ -161,7 +161,7 @@ static void match(struct r2cc_conn *c)
 		m->mr = q->smr;
 		q->smr = NULL;
 		m->tag = q->stag;
-		m->nchunks = nchunks_of(c, m->len);
+		m->nchunks = msg_nchunks(c, m->len);
 		m->raddr = e->addr;
 		m->device = (m->mr && m->mr->device) ||
 			    (e->flags & WIRE_CTS_DEVICE);
@@ -173,13 +173,13 @@ static void match(struct r2cc_conn *c)
 						  .err = EMSGSIZE };
 
 			msg_done(c, m, -EMSGSIZE);
-			if (xfer_send(c, W_MSG_ERR, &w, sizeof(w), NULL, 0))
+			if (engine_send(c, W_MSG_ERR, &w, sizeof(w), NULL, 0))
 				return;
 		} else {
 			m->chunk_state = calloc(m->nchunks, 1);
 			m->chunk_rail = calloc(m->nchunks, 1);
 			if (!m->chunk_state || !m->chunk_rail) {
-				xfer_abort(c, -ENOMEM, "chunk table");
+				engine_abort(c, -ENOMEM, "chunk table");
 				return;
 			}
 			c->pend_msgs++;
@@ -233,7 +233,7 @@ static int nic_slots(const struct r2cc_conn *c)
  * it full last time round, so a connection that starts late is not starved
  * by one that keeps its slots refilled.  Once per progress pass.
  */
-void xfer_nic_shares(struct r2cc_ctx *ctx)
+void engine_nic_shares(struct r2cc_ctx *ctx)
 {
 	struct r2cc_conn *c;
 	int i;
@@ -302,7 +302,7 @@ static uint64_t weight(const struct r2cc_conn *c, const struct rail *r)
 static bool post_chunk(struct r2cc_conn *c, struct rail *r, struct msg *m,
 		       uint32_t k)
 {
-	size_t off = (size_t)k * c->chunk_size, len = chunk_len(c, m, k);
+	size_t off = (size_t)k * c->chunk_size, len = msg_chunk_len(c, m, k);
 	int ri = rail_idx(c, r);
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)m->buf + off,
@@ -325,7 +325,7 @@ static bool post_chunk(struct r2cc_conn *c, struct rail *r, struct msg *m,
 		return false;
 	}
 	if (!r->outstanding) {
-		r->last_progress_ns = r2cc_now_ns();
+		r->last_progress_ns = clock_now_ns();
 		/* the NIC's count is its rails': idle too, or busy before */
 		if (!c->ctx->nics[r->nic].wrs)
 			c->ctx->nics[r->nic].progress_ns = r->last_progress_ns;
@@ -333,11 +333,11 @@ static bool post_chunk(struct r2cc_conn *c, struct rail *r, struct msg *m,
 	rail_out(r, r->outstanding + 1);
 	r->used++;
 	if (m->chunk_rail[k] & RESENT) {
-		r2cc_log(c->ctx, R2CC_LOG_DEBUG,
-			 "message %u chunk %u sent again on rail %d", m->id, k,
-			 ri);
+		log_msg(c->ctx, R2CC_LOG_DEBUG,
+			"message %u chunk %u sent again on rail %d", m->id, k,
+			ri);
 		if (c->repair_open && !c->rep.posted)
-			c->rep.posted = r2cc_now_ns();
+			c->rep.posted = clock_now_ns();
 	}
 	m->chunk_state[k] = CH_POSTED;
 	m->chunk_rail[k] = (uint8_t)(ri | (m->chunk_rail[k] & RESENT));
@@ -370,7 +370,7 @@ static void repaired(struct r2cc_conn *c)
 
 	if (!c->repair_open)
 		return;
-	t = r2cc_now_ns() - c->detect_ns;
+	t = clock_now_ns() - c->detect_ns;
 	c->repair_open = false;
 	R2CC_PROBE(repair, c, t);
 	s->repairs++;
@@ -383,18 +383,18 @@ static void repaired(struct r2cc_conn *c)
 	s->repair_posted_ns_last = since_seen(c, c->rep.posted);
 	if (s->repair_posted_ns_last > s->repair_posted_ns_max)
 		s->repair_posted_ns_max = s->repair_posted_ns_last;
-	r2cc_log(c->ctx, R2CC_LOG_INFO,
-		 "repaired in %.3f ms (detected %.3f ms after the port event; then the peer's fence report %.3f ms, chunks settled %.3f ms, first re-send posted %.3f ms)",
-		 t / 1e6, s->repair_notice_ns_last / 1e6,
-		 s->repair_fenced_ns_last / 1e6,
-		 s->repair_settled_ns_last / 1e6,
-		 s->repair_posted_ns_last / 1e6);
+	log_msg(c->ctx, R2CC_LOG_INFO,
+		"repaired in %.3f ms (detected %.3f ms after the port event; then the peer's fence report %.3f ms, chunks settled %.3f ms, first re-send posted %.3f ms)",
+		t / 1e6, s->repair_notice_ns_last / 1e6,
+		s->repair_fenced_ns_last / 1e6,
+		s->repair_settled_ns_last / 1e6,
+		s->repair_posted_ns_last / 1e6);
 }
 
 static void chunk_done(struct r2cc_conn *c, struct msg *m, uint32_t k,
 		       struct rail *r)
 {
-	size_t len = chunk_len(c, m, k);
+	size_t len = msg_chunk_len(c, m, k);
 
 	m->chunk_state[k] = CH_DONE;
 	if (r) {
@@ -453,11 +453,11 @@ static void fallback_refuse_device(struct r2cc_conn *c)
 		if (!m->used || m->done || !m->chunk_state || !m->device ||
 		    msg_posted(m))
 			continue;
-		r2cc_log(c->ctx, R2CC_LOG_ERROR,
-			 "message %u: GPU memory cannot take the TCP fallback",
-			 m->id);
+		log_msg(c->ctx, R2CC_LOG_ERROR,
+			"message %u: GPU memory cannot take the TCP fallback",
+			m->id);
 		msg_done(c, m, -ENETDOWN);
-		xfer_send(c, W_MSG_ERR, &w, sizeof(w), NULL, 0);
+		engine_send(c, W_MSG_ERR, &w, sizeof(w), NULL, 0);
 	}
 }
 
@@ -472,7 +472,7 @@ static void fallback(struct r2cc_conn *c)
 	while (c->state == CONN_READY &&
 	       c->ctl.out_len - c->ctl.out_off < FALLBACK_QUEUE &&
 	       (m = next_chunk(c, &k, true))) {
-		size_t len = chunk_len(c, m, k), off = 0;
+		size_t len = msg_chunk_len(c, m, k), off = 0;
 
 		do {
 			struct wire_data d = {
@@ -485,9 +485,9 @@ static void fallback(struct r2cc_conn *c)
 				d.flags = WIRE_DATA_EOC |
 					  (k == m->nchunks - 1 ? WIRE_DATA_LAST : 0);
 			/* A zero-length message may have no buffer at all. */
-			if (xfer_send(c, W_DATA, &d, sizeof(d), d.len ?
-				      m->buf + (size_t)k * c->chunk_size +
-				      off : NULL, d.len))
+			if (engine_send(c, W_DATA, &d, sizeof(d), d.len ?
+					m->buf + (size_t)k * c->chunk_size +
+					off : NULL, d.len))
 				return;
 			off += d.len;
 		} while (off < len);
@@ -521,28 +521,28 @@ static void resolve_msg(struct r2cc_conn *c, struct rail *r,
 		    (m->chunk_rail[k] & ~RESENT) != ri)
 			continue;
 		if (bits[b / 8] & (1u << (b % 8))) {
-			r2cc_log(c->ctx, R2CC_LOG_DEBUG,
-				 "rail %d fence: message %u chunk %u arrived",
-				 ri, m->id, k);
+			log_msg(c->ctx, R2CC_LOG_DEBUG,
+				"rail %d fence: message %u chunk %u arrived",
+				ri, m->id, k);
 			chunk_done(c, m, k, r);
 			continue;
 		}
-		r2cc_log(c->ctx, R2CC_LOG_DEBUG,
-			 "rail %d fence: message %u chunk %u to send again",
-			 ri, m->id, k);
+		log_msg(c->ctx, R2CC_LOG_DEBUG,
+			"rail %d fence: message %u chunk %u to send again",
+			ri, m->id, k);
 		m->chunk_state[k] = CH_PENDING;
 		m->chunk_rail[k] = RESENT;
 		if (k < m->cursor)
 			m->cursor = k;
 		r->st.rollbacks++;
-		c->st.resent_bytes += chunk_len(c, m, k);
+		c->st.resent_bytes += msg_chunk_len(c, m, k);
 		(*n)++;
-		*bytes += chunk_len(c, m, k);
+		*bytes += msg_chunk_len(c, m, k);
 	}
 }
 
 /* The chunks @r carried without a completion: arrived, or sent again. */
-void xfer_sender_resolve(struct r2cc_conn *c, struct rail *r)
+void engine_sender_resolve(struct r2cc_conn *c, struct rail *r)
 {
 	const uint8_t *p = r->fenced_map;
 	const uint8_t *end = p ? p + r->fenced_len : NULL;
@@ -551,7 +551,7 @@ void xfer_sender_resolve(struct r2cc_conn *c, struct rail *r)
 	uint32_t i, k;
 
 	if (c->repair_open && !c->rep.settled)
-		c->rep.settled = r2cc_now_ns();
+		c->rep.settled = clock_now_ns();
 	/* The parts were checked as they came in (rail.c, fenced_ok). */
 	while (p < end) {
 		const struct wire_fenced *f = (const void *)p;
@@ -576,14 +576,14 @@ void xfer_sender_resolve(struct r2cc_conn *c, struct rail *r)
 			    (m->chunk_rail[k] & ~RESENT) != ri)
 				continue;
 			if (listed) {
-				xfer_abort(c, -EPROTO,
+				engine_abort(c, -EPROTO,
 					  "fence report misses a chunk");
 				goto out;
 			}
 			/* Not listed: the receiver had the whole message. */
-			r2cc_log(c->ctx, R2CC_LOG_DEBUG,
-				 "rail %d fence: message %u chunk %u not listed: arrived",
-				 ri, m->id, k);
+			log_msg(c->ctx, R2CC_LOG_DEBUG,
+				"rail %d fence: message %u chunk %u not listed: arrived",
+				ri, m->id, k);
 			chunk_done(c, m, k, r);
 		}
 	}
@@ -606,7 +606,7 @@ static void sender_cq(struct r2cc_conn *c, struct rail *r,
 	rail_out(r, r->outstanding - 1);
 	if (wc->status == IBV_WC_SUCCESS) {
 		struct r2cc_nic *n = &c->ctx->nics[r->nic];
-		uint64_t now = r2cc_now_ns();
+		uint64_t now = clock_now_ns();
 
 		if (c->ctx->tune.stall_adapt) {
 			stall_sample(&r->stall, now - r->last_progress_ns);
@@ -664,9 +664,9 @@ static void arrive_again(struct r2cc_conn *c, int rail, uint32_t id,
 		c->rails[rail].rq_extra++;
 	/* A few are said; the count says all. */
 	if (c->st.dup_chunks++ < 4 && what[when])
-		r2cc_log(c->ctx, when == 2 ? R2CC_LOG_ERROR : R2CC_LOG_WARN,
-			 "rail %d: chunk %u of message %u arrived again %s; dropped",
-			 rail, k, id, what[when]);
+		log_msg(c->ctx, when == 2 ? R2CC_LOG_ERROR : R2CC_LOG_WARN,
+			"rail %d: chunk %u of message %u arrived again %s; dropped",
+			rail, k, id, what[when]);
 }
 
 /* The sequence number, not past the last announced, with these low bits. */
@@ -698,13 +698,13 @@ static void arrive(struct r2cc_conn *c, int rail, uint32_t id, uint32_t k,
 	if (!m || m->done || !m->bitmap || k >= m->nchunks) {
 		/* What the slot holds says which side lost track. */
 		m = &c->msgs[slot];
-		r2cc_log(c->ctx, R2CC_LOG_ERROR,
-			 "rail %d: chunk %u%s (%zu B) of message %u: its slot holds %s message %u, %u of %u chunks in, %d total; next id %u",
-			 rail, k, last ? " (last)" : "", last_len, id,
-			 !m->used ? "no" : m->done ? "the done" : "the open",
-			 m->id, m->ndone, m->nchunks, (int)m->total,
-			 c->next_msg_id);
-		xfer_abort(c, -EPROTO, "chunk for no open receive");
+		log_msg(c->ctx, R2CC_LOG_ERROR,
+			"rail %d: chunk %u%s (%zu B) of message %u: its slot holds %s message %u, %u of %u chunks in, %d total; next id %u",
+			rail, k, last ? " (last)" : "", last_len, id,
+			!m->used ? "no" : m->done ? "the done" : "the open",
+			m->id, m->ndone, m->nchunks, (int)m->total,
+			c->next_msg_id);
+		engine_abort(c, -EPROTO, "chunk for no open receive");
 		return;
 	}
 	/*
@@ -714,7 +714,7 @@ static void arrive(struct r2cc_conn *c, int rail, uint32_t id, uint32_t k,
 	if (last_len > c->chunk_size || (!last && last_len != c->chunk_size) ||
 	    (m->total >= 0 && (last || k >= (uint32_t)m->total)) ||
 	    (last && m->hi > k + 1)) {
-		xfer_abort(c, -EPROTO, "chunk of the wrong length or place");
+		engine_abort(c, -EPROTO, "chunk of the wrong length or place");
 		return;
 	}
 	if (k + 1 > m->hi)
@@ -723,7 +723,7 @@ static void arrive(struct r2cc_conn *c, int rail, uint32_t id, uint32_t k,
 		size_t size = (size_t)k * c->chunk_size + last_len;
 
 		if (size > m->len) {
-			xfer_abort(c, -EPROTO, "message overran its buffer");
+			engine_abort(c, -EPROTO, "message overran its buffer");
 			return;
 		}
 		m->total = k + 1;
@@ -762,7 +762,7 @@ static void receiver_cq(struct r2cc_conn *c, struct rail *r,
 		return;
 	if (wc->opcode != IBV_WC_RECV_RDMA_WITH_IMM ||
 	    !(wc->wc_flags & IBV_WC_WITH_IMM)) {
-		xfer_abort(c, -EPROTO, "unexpected completion");
+		engine_abort(c, -EPROTO, "unexpected completion");
 		return;
 	}
 	imm = be32toh(wc->imm_data);
@@ -780,20 +780,20 @@ static int fence_part(struct r2cc_conn *c, uint8_t *buf, size_t len,
 
 	if (last)
 		f->flags |= WIRE_FENCED_LAST;
-	return xfer_send(c, W_FENCED, buf, len, NULL, 0);
+	return engine_send(c, W_FENCED, buf, len, NULL, 0);
 }
 
 /*
  * Tell the sender what arrived of every open receive before @r was
  * fenced: W_FENCED in parts that each fit the control message limit
- * (xfer_fence_part_max: the simulator makes it small to split often).
+ * (engine_fence_part_max: the simulator makes it small to split often).
  * Returns 0, or -errno (the connection has failed).
  */
-size_t xfer_fence_part_max = WIRE_MAX_MSG;
+size_t engine_fence_part_max = WIRE_MAX_MSG;
 
-int xfer_fence_report(struct r2cc_conn *c, struct rail *r)
+int engine_fence_report(struct r2cc_conn *c, struct rail *r)
 {
-	size_t max = xfer_fence_part_max;
+	size_t max = engine_fence_part_max;
 	uint32_t base = c->next_msg_id - MAX_MSGS, n;
 	size_t len = sizeof(struct wire_fenced);
 	struct wire_fenced *f;
@@ -802,7 +802,7 @@ int xfer_fence_report(struct r2cc_conn *c, struct rail *r)
 
 	buf = calloc(1, max);
 	if (!buf) {
-		xfer_abort(c, -ENOMEM, "fence report");
+		engine_abort(c, -ENOMEM, "fence report");
 		return -ENOMEM;
 	}
 	f = (void *)buf;
@@ -832,10 +832,10 @@ int xfer_fence_report(struct r2cc_conn *c, struct rail *r)
 				bits = m->nchunks - first;
 			bytes = (bits + 63) / 64 * 8;
 			fm = (void *)(buf + len);
-			r2cc_log(c->ctx, R2CC_LOG_DEBUG,
-				 "rail %d fence report: message %u chunks %u..%zu, %u of %u in",
-				 rail_idx(c, r), m->id, first, first + bits - 1,
-				 m->ndone, m->nchunks);
+			log_msg(c->ctx, R2CC_LOG_DEBUG,
+				"rail %d fence report: message %u chunks %u..%zu, %u of %u in",
+				rail_idx(c, r), m->id, first, first + bits - 1,
+				m->ndone, m->nchunks);
 			fm->msg_id = m->id;
 			fm->first = first;
 			fm->nbits = (uint32_t)bits;
@@ -867,11 +867,11 @@ static void on_data(struct r2cc_conn *c, const struct wire_data *d,
 	    !m || m->done || !m->bitmap || d->chunk >= m->nchunks ||
 	    d->off > c->chunk_size || d->len > c->chunk_size - d->off ||
 	    at > m->len || d->len > m->len - at || d->reserved) {
-		xfer_abort(c, -EPROTO, "bad fallback data");
+		engine_abort(c, -EPROTO, "bad fallback data");
 		return;
 	}
 	if (m->device) {
-		xfer_abort(c, -EPROTO, "fallback data for GPU memory");
+		engine_abort(c, -EPROTO, "fallback data for GPU memory");
 		return;
 	}
 	if (d->len)	/* a zero-length receive may have no buffer */
@@ -891,7 +891,7 @@ static void on_cts(struct r2cc_conn *c, const struct wire_cts *w, size_t len)
 	if (!c->sender || !w->count || w->count > R2CC_MAX_RECVS ||
 	    len != sizeof(*w) + w->count * sizeof(w->e[0]) ||
 	    c->cts_len == MAX_RECV_REQS) {
-		xfer_abort(c, -EPROTO, "bad receive announcement");
+		engine_abort(c, -EPROTO, "bad receive announcement");
 		return;
 	}
 	g = &c->ctsq[(c->cts_head + c->cts_len) % MAX_RECV_REQS];
@@ -899,7 +899,7 @@ static void on_cts(struct r2cc_conn *c, const struct wire_cts *w, size_t len)
 	for (i = 0; i < w->count; i++) {
 		if (w->e[i].msg_id != c->next_msg_id || w->e[i].reserved ||
 		    w->e[i].flags & ~WIRE_CTS_DEVICE) {
-			xfer_abort(c, -EPROTO, "receive out of sequence");
+			engine_abort(c, -EPROTO, "receive out of sequence");
 			return;
 		}
 		c->next_msg_id++;
@@ -916,7 +916,7 @@ static void on_msg_err(struct r2cc_conn *c, const struct wire_msg_err *e)
 	int g, i;
 
 	if (e->err <= 0) {
-		xfer_abort(c, -EPROTO, "bad message error");
+		engine_abort(c, -EPROTO, "bad message error");
 		return;
 	}
 	if (m) {
@@ -935,7 +935,7 @@ static void on_msg_err(struct r2cc_conn *c, const struct wire_msg_err *e)
 	}
 	/* Settled here already; one never announced is a lie. */
 	if ((int32_t)(e->msg_id - c->next_msg_id) >= 0)
-		xfer_abort(c, -EPROTO, "error for a message never announced");
+		engine_abort(c, -EPROTO, "error for a message never announced");
 }
 
 static const uint32_t min_len[W_TYPE_MAX] = {
@@ -959,7 +959,7 @@ static void dispatch(struct r2cc_conn *c)
 
 	if (h->type == W_HELLO || h->type == W_HELLO_ACK ||
 	    h->len < min_len[h->type]) {
-		xfer_abort(c, -EPROTO, "bad control message");
+		engine_abort(c, -EPROTO, "bad control message");
 		return;
 	}
 	switch (h->type) {
@@ -1008,9 +1008,9 @@ static void settle(struct r2cc_conn *c, struct rail *r)
 	if (!rail_fence_drained(c, r))
 		return;
 	if (c->sender)
-		xfer_sender_resolve(c, r);
+		engine_sender_resolve(c, r);
 	else
-		xfer_fence_report(c, r);
+		engine_fence_report(c, r);
 	if (c->state == CONN_READY)
 		rail_fence_done(c, r);
 }
@@ -1037,7 +1037,7 @@ static bool peer_heard_since(const struct r2cc_conn *c, const struct rail *r)
 
 static void watch_rail(struct r2cc_conn *c, struct rail *r)
 {
-	uint64_t now = r2cc_now_ns();
+	uint64_t now = clock_now_ns();
 	uint64_t stall = (uint64_t)c->ctx->tune.stall_ms * 1000000;
 
 	switch (r->state) {
@@ -1059,11 +1059,11 @@ static void watch_rail(struct r2cc_conn *c, struct rail *r)
 		    now > r->last_progress_ns + stall &&
 		    (!c->ctx->tune.stall_adapt || peer_heard_since(c, r) ||
 		     now > r->last_progress_ns + STALL_ALONE * stall)) {
-			r2cc_log(c->ctx, R2CC_LOG_INFO,
-				 "rail %d: no completion for %.1f ms (bound %.1f ms, smoothed gap %.1f ms)",
-				 (int)(r - c->rails),
-				 (now - r->last_progress_ns) / 1e6, stall / 1e6,
-				 r->stall.srtt_ns / 1e6);
+			log_msg(c->ctx, R2CC_LOG_INFO,
+				"rail %d: no completion for %.1f ms (bound %.1f ms, smoothed gap %.1f ms)",
+				(int)(r - c->rails),
+				(now - r->last_progress_ns) / 1e6, stall / 1e6,
+				r->stall.srtt_ns / 1e6);
 			fail_rail(c, r, "stalled: no completion in time");
 		} else
 			rail_degraded_tick(c, r, now);
@@ -1108,13 +1108,13 @@ static void no_rail_left(struct r2cc_conn *c)
 		if (!m->used || m->done)
 			continue;
 		msg_done(c, m, -ENETDOWN);
-		xfer_send(c, W_MSG_ERR, &w, sizeof(w), NULL, 0);
+		engine_send(c, W_MSG_ERR, &w, sizeof(w), NULL, 0);
 	}
 	for (q = c->sq_head; q; q = q->next)
 		q->err = -ENETDOWN;
 }
 
-void xfer_progress(struct r2cc_conn *c)
+void engine_progress(struct r2cc_conn *c)
 {
 	int i, n;
 
@@ -1133,7 +1133,8 @@ void xfer_progress(struct r2cc_conn *c)
 		abort_at(c, -ECONNRESET, "the peer closed it, nothing in flight",
 			 R2CC_LOG_INFO);
 	if (c->state == CONN_READY && c->ctl.err)
-		xfer_abort(c, c->ctl.err, "control channel lost (peer gone?)");
+		engine_abort(c, c->ctl.err,
+			     "control channel lost (peer gone?)");
 	for (i = 0; i < c->nrails && c->state == CONN_READY; i++) {
 		poll_cq(c, &c->rails[i]);
 		watch_rail(c, &c->rails[i]);
@@ -1160,7 +1161,7 @@ void xfer_progress(struct r2cc_conn *c)
  * health: every rail on it is drained, or back in the schedule.  The peer
  * is told either way.
  */
-void r2cc_xport_nic_event(struct r2cc_ctx *ctx, const struct r2cc_nic_event *ev)
+void engine_nic_event(struct r2cc_ctx *ctx, const struct r2cc_nic_event *ev)
 {
 	struct r2cc_conn *c;
 	int i;
@@ -1187,7 +1188,7 @@ void r2cc_xport_nic_event(struct r2cc_ctx *ctx, const struct r2cc_nic_event *ev)
 			rail_set_degraded(c, r, R2CC_RAIL_DEGRADED_LOCAL,
 					  up && ev->degraded);
 			/* Lost, the peer would never rebuild the rail. */
-			xfer_send(c, W_NIC, &w, sizeof(w), NULL, 0);
+			engine_send(c, W_NIC, &w, sizeof(w), NULL, 0);
 		}
 	}
 }

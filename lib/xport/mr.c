@@ -24,7 +24,7 @@ static int mr_new(struct r2cc_ctx *ctx, void *addr, size_t len,
 	*out = NULL;
 	if (!ctx || !addr || !len || flags & ~R2CC_MR_CUDA)
 		return -EINVAL;
-	if (!r2cc_obj_ok(ctx, R2CC_OBJ_CTX))
+	if (!handle_ok(ctx, R2CC_OBJ_CTX))
 		return -EBADF;
 	if ((uintptr_t)addr + len < (uintptr_t)addr)
 		return -EINVAL;
@@ -42,7 +42,7 @@ static void mr_release(struct r2cc_mr *mr)
 {
 	int d;
 
-	r2cc_obj_del(mr);
+	handle_del(mr);
 	if (mr->counted)
 		__atomic_fetch_sub(&mr->ctx->nmrs, 1, __ATOMIC_RELAXED);
 	for (d = 0; d < mr->ctx->ndevs; d++)
@@ -77,10 +77,10 @@ static int mr_reg_each(struct r2cc_ctx *ctx, struct r2cc_mr *mr, void *addr,
 			ret = errno ? -errno : fallback ? -EOPNOTSUPP : -ENOMEM;
 		}
 		if (!mr->mrs[d]) {
-			r2cc_log(ctx, R2CC_LOG_ERROR,
-				 "%s: cannot register %zu bytes%s: %d",
-				 ibv_get_device_name(ctx->devs[d]->device), len,
-				 fd >= 0 ? " (DMA-BUF)" : "", ret);
+			log_msg(ctx, R2CC_LOG_ERROR,
+				"%s: cannot register %zu bytes%s: %d",
+				ibv_get_device_name(ctx->devs[d]->device), len,
+				fd >= 0 ? " (DMA-BUF)" : "", ret);
 			return ret;
 		}
 	}
@@ -91,7 +91,7 @@ static int mr_reg_each(struct r2cc_ctx *ctx, struct r2cc_mr *mr, void *addr,
 static int mr_finish(struct r2cc_mr **out, int ret)
 {
 	if (!ret)
-		ret = r2cc_obj_add(*out, R2CC_OBJ_MR);
+		ret = handle_add(*out, R2CC_OBJ_MR);
 	if (!ret) {
 		/* The context stays while a region of it does. */
 		(*out)->counted = true;
@@ -108,11 +108,11 @@ static int mr_finish(struct r2cc_mr **out, int ret)
 static int mr_reg_cuda(struct r2cc_ctx *ctx, struct r2cc_mr *mr, void *addr,
 		       size_t len)
 {
-	bool peermem = r2cc_cuda_peermem();
+	bool peermem = cuda_peermem();
 	uint64_t off = 0;
 	int fd = -1, ret;
 
-	ret = r2cc_cuda_dmabuf(ctx, addr, len, &fd, &off);
+	ret = cuda_dmabuf(ctx, addr, len, &fd, &off);
 	if (ret && !peermem)
 		return ret;
 	ret = mr_reg_each(ctx, mr, addr, len, fd, off, peermem);
@@ -162,13 +162,13 @@ R2CC_EXPORT int r2cc_mr_dereg(struct r2cc_mr *mr)
 
 	if (!mr)
 		return -EINVAL;
-	if (!r2cc_obj_ok(mr, R2CC_OBJ_MR))
+	if (!handle_ok(mr, R2CC_OBJ_MR))
 		return -EBADF;
 	ctx = mr->ctx;
 	ctx_lock(ctx);
 	busy = mr->inflight;
 	if (!busy)
-		r2cc_obj_del(mr);	/* no request can take it from here on */
+		handle_del(mr);	/* no request can take it from here on */
 	ctx_unlock(ctx);
 	if (busy)
 		return -EBUSY;
@@ -177,7 +177,7 @@ R2CC_EXPORT int r2cc_mr_dereg(struct r2cc_mr *mr)
 }
 
 /* 1 if [@buf, @buf + @len) lies inside @mr. */
-int r2cc_mr_covers(const struct r2cc_mr *mr, const void *buf, size_t len)
+int mr_covers(const struct r2cc_mr *mr, const void *buf, size_t len)
 {
 	uintptr_t b = (uintptr_t)buf;
 

@@ -7,6 +7,6 @@
 
 #include "xport/types.h"
 
-int r2cc_mr_covers(const struct r2cc_mr *mr, const void *buf, size_t len);
+int mr_covers(const struct r2cc_mr *mr, const void *buf, size_t len);
 
 #endif

@@ -11,11 +11,11 @@
 
 #include "xport/msg.h"
 
-struct r2cc_req *req_new(struct r2cc_conn *c, uint8_t kind, int n)
+struct r2cc_req *msg_req_new(struct r2cc_conn *c, uint8_t kind, int n)
 {
 	struct r2cc_req *q = calloc(1, sizeof(*q));
 
-	if (q && r2cc_obj_add(q, R2CC_OBJ_REQ)) {
+	if (q && handle_add(q, R2CC_OBJ_REQ)) {
 		free(q);
 		q = NULL;
 	}
@@ -27,15 +27,15 @@ struct r2cc_req *req_new(struct r2cc_conn *c, uint8_t kind, int n)
 	return q;
 }
 
-uint32_t nchunks_of(const struct r2cc_conn *c, size_t len)
+uint32_t msg_nchunks(const struct r2cc_conn *c, size_t len)
 {
 	size_t n = (len + c->chunk_size - 1) / c->chunk_size;
 
 	return n ? (uint32_t)n : 1;
 }
 
-size_t chunk_len(const struct r2cc_conn *c, const struct msg *m,
-			uint32_t k)
+size_t msg_chunk_len(const struct r2cc_conn *c, const struct msg *m,
+		     uint32_t k)
 {
 	size_t off = (size_t)k * c->chunk_size;
 
@@ -60,11 +60,11 @@ static void msg_release(struct msg *m)
 	memset(m, 0, sizeof(*m));
 }
 
-void req_free(struct r2cc_req *q)
+void msg_req_free(struct r2cc_req *q)
 {
 	int i;
 
-	r2cc_obj_del(q);
+	handle_del(q);
 	for (i = 0; i < q->n; i++) {
 		if (!q->m[i])
 			continue;
@@ -102,7 +102,7 @@ void msg_done(struct r2cc_conn *c, struct msg *m, int err)
 }
 
 /* Fail every request still open (the connection failed or closes). */
-void xfer_fail_all(struct r2cc_conn *c, int err)
+void msg_fail_all(struct r2cc_conn *c, int err)
 {
 	struct r2cc_req *q;
 	int i;
@@ -116,7 +116,7 @@ void xfer_fail_all(struct r2cc_conn *c, int err)
 }
 
 /* Free every request of a connection that closes. */
-void xfer_release(struct r2cc_conn *c)
+void msg_release_all(struct r2cc_conn *c)
 {
 	struct r2cc_req *q;
 	int i, j;
@@ -125,7 +125,7 @@ void xfer_release(struct r2cc_conn *c)
 		c->sq_head = q->next;
 		if (q->smr)
 			q->smr->inflight--;
-		req_free(q);
+		msg_req_free(q);
 	}
 	c->sq_tail = NULL;
 	for (i = 0; i < MAX_MSGS; i++) {
@@ -138,6 +138,6 @@ void xfer_release(struct r2cc_conn *c)
 				msg_release(q->m[j]);
 				q->m[j] = NULL;
 			}
-		req_free(q);
+		msg_req_free(q);
 	}
 }

@@ -12,13 +12,14 @@
 
 #include "xport/types.h"
 
-struct r2cc_req *req_new(struct r2cc_conn *c, uint8_t kind, int n);
-void req_free(struct r2cc_req *q);
+struct r2cc_req *msg_req_new(struct r2cc_conn *c, uint8_t kind, int n);
+void msg_req_free(struct r2cc_req *q);
 void msg_done(struct r2cc_conn *c, struct msg *m, int err);
 struct msg *msg_by_id(struct r2cc_conn *c, uint32_t id);
-uint32_t nchunks_of(const struct r2cc_conn *c, size_t len);
-size_t chunk_len(const struct r2cc_conn *c, const struct msg *m, uint32_t k);
-void xfer_fail_all(struct r2cc_conn *c, int err);
-void xfer_release(struct r2cc_conn *c);
+uint32_t msg_nchunks(const struct r2cc_conn *c, size_t len);
+size_t msg_chunk_len(const struct r2cc_conn *c, const struct msg *m,
+		     uint32_t k);
+void msg_fail_all(struct r2cc_conn *c, int err);
+void msg_release_all(struct r2cc_conn *c);
 
 #endif

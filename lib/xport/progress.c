@@ -24,12 +24,12 @@
 #include "xport/conn.h"
 #include "xport/progress.h"
 
-bool ctx_progress_idle(struct r2cc_ctx *ctx, uint64_t *seen)
+bool progress_idle(struct r2cc_ctx *ctx, uint64_t *seen)
 {
 	bool idle = ctx->progress_passes == *seen && ctx->conns;
 
 	if (idle)
-		ctx_progress(ctx);
+		conn_progress_all(ctx);
 	*seen = ctx->progress_passes;
 	return idle;
 }
@@ -57,7 +57,7 @@ static void *progress_main(void *arg)
 			break;
 		pthread_mutex_unlock(&ctx->prog_mu);
 		if (!pthread_mutex_trylock(&ctx->lock)) {
-			ctx_progress_idle(ctx, &seen);
+			progress_idle(ctx, &seen);
 			ctx_unlock(ctx);
 		}
 		pthread_mutex_lock(&ctx->prog_mu);
@@ -66,7 +66,7 @@ static void *progress_main(void *arg)
 	return NULL;
 }
 
-int ctx_progress_start(struct r2cc_ctx *ctx)
+int progress_start(struct r2cc_ctx *ctx)
 {
 	pthread_condattr_t ca;
 	sigset_t all, old;
@@ -87,7 +87,7 @@ int ctx_progress_start(struct r2cc_ctx *ctx)
 	if (ret) {
 		pthread_cond_destroy(&ctx->prog_cv);
 		pthread_mutex_destroy(&ctx->prog_mu);
-		r2cc_log(ctx, R2CC_LOG_ERROR, "progress thread: %d", ret);
+		log_msg(ctx, R2CC_LOG_ERROR, "progress thread: %d", ret);
 		return ret;
 	}
 	pthread_setname_np(ctx->prog_thread, "r2cc-progress");
@@ -95,7 +95,7 @@ int ctx_progress_start(struct r2cc_ctx *ctx)
 	return 0;
 }
 
-void ctx_progress_stop(struct r2cc_ctx *ctx)
+void progress_stop(struct r2cc_ctx *ctx)
 {
 	if (!ctx->prog_running)
 		return;

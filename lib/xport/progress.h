@@ -9,12 +9,12 @@
 
 /*
  * progress.c: the context's own thread, which makes a pass when nothing
- * else made one for R2CC_PROGRESS_MS.  ctx_progress_idle() is its test,
+ * else made one for R2CC_PROGRESS_MS.  progress_idle() is its test,
  * under the lock: a pass if none was made since the count @seen, which it
  * updates; true if it made one (the simulator calls it too).
  */
-bool ctx_progress_idle(struct r2cc_ctx *ctx, uint64_t *seen);
-int ctx_progress_start(struct r2cc_ctx *ctx);
-void ctx_progress_stop(struct r2cc_ctx *ctx);
+bool progress_idle(struct r2cc_ctx *ctx, uint64_t *seen);
+int progress_start(struct r2cc_ctx *ctx);
+void progress_stop(struct r2cc_ctx *ctx);
 
 #endif

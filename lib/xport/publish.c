@@ -87,7 +87,7 @@ static void counters(struct r2cc_job_counters *o, const struct r2cc_conn_stats *
 	o->repair_ns_max = s->repair_ns_max;
 }
 
-void r2cc_publish_open(struct r2cc_ctx *ctx)
+void publish_open(struct r2cc_ctx *ctx)
 {
 	const char *dir = getenv("R2CC_STATS_DIR");
 	struct r2cc_job_header *h;
@@ -107,8 +107,8 @@ void r2cc_publish_open(struct r2cc_ctx *ctx)
 	unlink(path);
 	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		r2cc_log(ctx, R2CC_LOG_DEBUG, "no stats file in %s: %s", dir,
-			 strerror(errno));
+		log_msg(ctx, R2CC_LOG_DEBUG, "no stats file in %s: %s", dir,
+			strerror(errno));
 		return;
 	}
 	if (ftruncate(fd, FILE_SIZE)) {
@@ -130,7 +130,7 @@ void r2cc_publish_open(struct r2cc_ctx *ctx)
 	h->max_conns = R2CC_JOB_MAX_CONNS;
 	h->max_rails = R2CC_JOB_MAX_RAILS;
 	h->pid = (int32_t)getpid();
-	h->proc_start = r2cc_proc_start(0);
+	h->proc_start = proc_start_of(0);
 	h->start_time_ns = realtime_ns();
 	h->update_time_ns = h->start_time_ns;
 	h->notify_source = ctx->source;
@@ -157,7 +157,7 @@ void r2cc_publish_open(struct r2cc_ctx *ctx)
 	snprintf(ctx->job_path, sizeof(ctx->job_path), "%s", path);
 }
 
-void r2cc_publish_close(struct r2cc_ctx *ctx)
+void publish_close(struct r2cc_ctx *ctx)
 {
 	if (!ctx->job)
 		return;
@@ -167,7 +167,7 @@ void r2cc_publish_close(struct r2cc_ctx *ctx)
 }
 
 /* A connection goes: its counters join the process's closed ones. */
-void r2cc_publish_conn_closed(struct r2cc_ctx *ctx, const struct r2cc_conn *c)
+void publish_conn_closed(struct r2cc_ctx *ctx, const struct r2cc_conn *c)
 {
 	struct r2cc_job_counters *t;
 
@@ -190,7 +190,7 @@ void r2cc_publish_conn_closed(struct r2cc_ctx *ctx, const struct r2cc_conn *c)
 	__atomic_store_n(&ctx->job->seq, ctx->job->seq + 1, __ATOMIC_RELEASE);
 }
 
-void r2cc_publish(struct r2cc_ctx *ctx)
+void publish_due(struct r2cc_ctx *ctx)
 {
 	struct r2cc_job_header *h = ctx->job;
 	const struct r2cc_conn *c;

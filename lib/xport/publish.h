@@ -13,10 +13,10 @@
 struct r2cc_ctx;
 struct r2cc_conn;
 
-void r2cc_publish_open(struct r2cc_ctx *ctx);
-void r2cc_publish_close(struct r2cc_ctx *ctx);
+void publish_open(struct r2cc_ctx *ctx);
+void publish_close(struct r2cc_ctx *ctx);
 /* Rewrite the file if it is due. */
-void r2cc_publish(struct r2cc_ctx *ctx);
-void r2cc_publish_conn_closed(struct r2cc_ctx *ctx, const struct r2cc_conn *c);
+void publish_due(struct r2cc_ctx *ctx);
+void publish_conn_closed(struct r2cc_ctx *ctx, const struct r2cc_conn *c);
 
 #endif

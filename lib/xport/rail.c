@@ -59,14 +59,14 @@ static void rail_retire(struct r2cc_conn *c, struct rail *r)
 {
 	if (r->qp && c->ngrave == GRAVE_MAX) {
 		/* Full: the oldest goes first, not every one set aside. */
-		r2cc_reap(c->ctx, c->grave[0].qp, c->grave[0].cq);
+		reap_qp(c->ctx, c->grave[0].qp, c->grave[0].cq);
 		memmove(&c->grave[0], &c->grave[1],
 			--c->ngrave * sizeof(c->grave[0]));
 	}
 	if (r->qp) {
 		c->grave[c->ngrave].qp = r->qp;
 		c->grave[c->ngrave].cq = r->cq;
-		c->grave[c->ngrave++].at = r2cc_now_ns();
+		c->grave[c->ngrave++].at = clock_now_ns();
 		r->qp = NULL;
 		r->cq = NULL;
 	}
@@ -76,7 +76,7 @@ static void rail_retire(struct r2cc_conn *c, struct rail *r)
 /* Destroy the QPs set aside long enough ago, or all of them. */
 void rails_reap(struct r2cc_conn *c, bool all)
 {
-	uint64_t now = r2cc_now_ns();
+	uint64_t now = clock_now_ns();
 	int i, n = 0;
 
 	for (i = 0; i < c->ngrave; i++) {
@@ -85,7 +85,7 @@ void rails_reap(struct r2cc_conn *c, bool all)
 			c->grave[n++] = c->grave[i];
 			continue;
 		}
-		r2cc_reap(c->ctx, c->grave[i].qp, c->grave[i].cq);
+		reap_qp(c->ctx, c->grave[i].qp, c->grave[i].cq);
 	}
 	c->ngrave = n;
 }
@@ -124,7 +124,7 @@ int rail_create(struct r2cc_conn *c, struct rail *r)
 			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
 		return errno ? -errno : -EIO;
 	if (getrandom(&psn, sizeof(psn), GRND_NONBLOCK) != sizeof(psn))
-		psn = (uint32_t)r2cc_now_ns();
+		psn = (uint32_t)clock_now_ns();
 	memset(&r->local, 0, sizeof(r->local));
 	r->local.qpn = r->qp->qp_num;
 	r->local.psn = psn & 0xffffff;
@@ -206,7 +206,7 @@ int rail_connect(struct r2cc_conn *c, struct rail *r)
 			  IBV_QP_MAX_QP_RD_ATOMIC))
 		return errno ? -errno : -EIO;
 	rail_out(r, 0);
-	r->last_progress_ns = r2cc_now_ns();
+	r->last_progress_ns = clock_now_ns();
 	memset(&r->stall, 0, sizeof(r->stall));	/* a new QP, maybe a new path */
 	return 0;
 }
@@ -294,9 +294,9 @@ static void locate(struct r2cc_conn *c, struct rail *r, uint8_t where,
 	r->locating = false;
 	r->st.reason = where;
 	R2CC_PROBE(fault, c, (int)(r - c->rails), (int)where);
-	r2cc_log(c->ctx, R2CC_LOG_WARN, "rail %d (%s): fault %slocated at %s",
-		 (int)(r - c->rails), c->ctx->nics[r->nic].info.dev_name,
-		 revised ? "re" : "", reason_text[where]);
+	log_msg(c->ctx, R2CC_LOG_WARN, "rail %d (%s): fault %slocated at %s",
+		(int)(r - c->rails), c->ctx->nics[r->nic].info.dev_name,
+		revised ? "re" : "", reason_text[where]);
 }
 
 void rail_blame(struct r2cc_conn *c, struct rail *r, uint8_t where)
@@ -307,7 +307,7 @@ void rail_blame(struct r2cc_conn *c, struct rail *r, uint8_t where)
 	if (r->locating)
 		locate(c, r, where, false);
 	else if (r->st.reason == R2CC_RAIL_REASON_PATH &&
-		 r2cc_now_ns() - r->fail_ns < FAULT_SETTLE_NS)
+		 clock_now_ns() - r->fail_ns < FAULT_SETTLE_NS)
 		locate(c, r, where, true);
 }
 
@@ -356,14 +356,14 @@ static int start_locating(struct r2cc_conn *c, struct rail *r)
 int rail_fail(struct r2cc_conn *c, struct rail *r, const char *why)
 {
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
-	uint64_t now = r2cc_now_ns();
+	uint64_t now = clock_now_ns();
 	bool probing = r->state == RAIL_PROBING;
 
 	if (r->state != RAIL_UP && r->state != RAIL_PROBING)
 		return 0;
-	r2cc_log(c->ctx, probing ? R2CC_LOG_INFO : R2CC_LOG_WARN,
-		 "rail %d (%s): %s; failing over", (int)(r - c->rails),
-		 c->ctx->nics[r->nic].info.dev_name, why);
+	log_msg(c->ctx, probing ? R2CC_LOG_INFO : R2CC_LOG_WARN,
+		"rail %d (%s): %s; failing over", (int)(r - c->rails),
+		c->ctx->nics[r->nic].info.dev_name, why);
 	R2CC_PROBE(rail_fail, c, (int)(r - c->rails), why);
 	/* A QP that cannot be put in error must not live on. */
 	if (r->qp && ibv_modify_qp(r->qp, &a, IBV_QP_STATE))
@@ -406,7 +406,7 @@ int rail_fail(struct r2cc_conn *c, struct rail *r, const char *why)
  */
 bool rail_fence_drained(struct r2cc_conn *c, struct rail *r)
 {
-	bool late = r2cc_now_ns() - r->fence_start_ns > FENCE_DRAIN_NS;
+	bool late = clock_now_ns() - r->fence_start_ns > FENCE_DRAIN_NS;
 	bool drained = c->sender ? !r->outstanding :
 				   r->flushed || !r->rq_posted;
 
@@ -415,10 +415,10 @@ bool rail_fence_drained(struct r2cc_conn *c, struct rail *r)
 	if (!drained && !late)
 		return false;
 	if (!drained) {
-		r2cc_log(c->ctx, R2CC_LOG_WARN,
-			 "rail %d: %d requests not flushed after fencing; destroying its QP",
-			 (int)(r - c->rails),
-			 c->sender ? r->outstanding : r->rq_posted);
+		log_msg(c->ctx, R2CC_LOG_WARN,
+			"rail %d: %d requests not flushed after fencing; destroying its QP",
+			(int)(r - c->rails),
+			c->sender ? r->outstanding : r->rq_posted);
 		rail_destroy(r);
 	}
 	return true;
@@ -428,13 +428,13 @@ bool rail_fence_drained(struct r2cc_conn *c, struct rail *r)
 void rail_fence_done(struct r2cc_conn *c, struct rail *r)
 {
 	R2CC_PROBE(fence, c, (int)(r - c->rails), (int)c->sender,
-		   r2cc_now_ns() - r->fence_start_ns);
-	r2cc_log(c->ctx, R2CC_LOG_DEBUG, "rail %d: settled %.3f ms after it failed",
-		 (int)(r - c->rails),
-		 (r2cc_now_ns() - r->fence_start_ns) / 1e6);
+		   clock_now_ns() - r->fence_start_ns);
+	log_msg(c->ctx, R2CC_LOG_DEBUG, "rail %d: settled %.3f ms after it failed",
+		(int)(r - c->rails),
+		(clock_now_ns() - r->fence_start_ns) / 1e6);
 	r->state = RAIL_DOWN;
 	r->backoff_ns = r->backoff_ns ? r->backoff_ns : BACKOFF_MIN_NS;
-	r->next_try_ns = r2cc_now_ns() + r->backoff_ns / 4;
+	r->next_try_ns = clock_now_ns() + r->backoff_ns / 4;
 }
 
 /*
@@ -445,13 +445,13 @@ void rail_fence_done(struct r2cc_conn *c, struct rail *r)
 int rail_start_down(struct r2cc_conn *c, struct rail *r, int err)
 {
 	if (err)
-		r2cc_log(c->ctx, R2CC_LOG_WARN,
-			 "rail %d (%s): cannot connect (%d); starting down",
-			 (int)(r - c->rails), c->ctx->nics[r->nic].info.dev_name,
-			 err);
+		log_msg(c->ctx, R2CC_LOG_WARN,
+			"rail %d (%s): cannot connect (%d); starting down",
+			(int)(r - c->rails), c->ctx->nics[r->nic].info.dev_name,
+			err);
 	r->state = RAIL_DOWN;
 	r->backoff_ns = BACKOFF_MIN_NS;
-	r->next_try_ns = r2cc_now_ns() + BACKOFF_MIN_NS;
+	r->next_try_ns = clock_now_ns() + BACKOFF_MIN_NS;
 	if (!err || !c->sender || !r->remote.qpn)
 		return 0;
 	r->told_down = true;
@@ -472,7 +472,7 @@ static int send_ack(struct r2cc_conn *c, uint32_t rail, uint32_t epoch,
 int rail_failback(struct r2cc_conn *c, struct rail *r)
 {
 	struct wire_rail_req q = { .rail = (uint32_t)(r - c->rails) };
-	uint64_t now = r2cc_now_ns();
+	uint64_t now = clock_now_ns();
 
 	if (!c->sender || r->state != RAIL_DOWN || r->req_sent ||
 	    now < r->next_try_ns || !r->peer_nic_up ||
@@ -508,7 +508,7 @@ static int probe(struct r2cc_conn *c, struct rail *r)
 	}, *bad;
 
 	r->state = RAIL_PROBING;
-	r->probe_ns = r2cc_now_ns();
+	r->probe_ns = clock_now_ns();
 	if (ibv_post_send(r->qp, &wr, &bad))
 		return rail_fail(c, r, "probe not posted");
 	rail_out(r, r->outstanding + 1);
@@ -543,9 +543,9 @@ static void undrain(struct r2cc_conn *c, struct rail *r, uint64_t now)
 	r->back_ns = now;
 	join_level(c, r);
 	R2CC_PROBE(degraded, c, (int)(r - c->rails), 0);
-	r2cc_log(c->ctx, R2CC_LOG_WARN,
-		 "rail %d (%s): port recovered; back in the schedule",
-		 (int)(r - c->rails), c->ctx->nics[r->nic].info.dev_name);
+	log_msg(c->ctx, R2CC_LOG_WARN,
+		"rail %d (%s): port recovered; back in the schedule",
+		(int)(r - c->rails), c->ctx->nics[r->nic].info.dev_name);
 }
 
 /* Some rail of @c is up and not degraded: a degraded one then carries nothing. */
@@ -573,7 +573,7 @@ void rail_set_degraded(struct r2cc_conn *c, struct rail *r, uint8_t who,
 	 */
 	if (!(was & ports) == !(r->degraded & ports) || r->state != RAIL_UP)
 		return;
-	now = r2cc_now_ns();
+	now = clock_now_ns();
 	min = (uint64_t)c->ctx->tune.degrade_hold_ms * 1000000;
 	if (r->degraded) {
 		/*
@@ -594,13 +594,13 @@ void rail_set_degraded(struct r2cc_conn *c, struct rail *r, uint8_t who,
 			return;
 		r->st.drains++;
 		R2CC_PROBE(degraded, c, (int)(r - c->rails), r->degraded);
-		r2cc_log(c->ctx, R2CC_LOG_WARN,
-			 "rail %d (%s): %s port degraded; draining it for %.1f s at least%s",
-			 (int)(r - c->rails), c->ctx->nics[r->nic].info.dev_name,
-			 who == R2CC_RAIL_DEGRADED_LOCAL ? "local" : "peer's",
-			 r->deg_hold_ns / 1e9,
-			 healthy_rail(c) ? "" :
-			 " (no healthy rail left: it keeps carrying until one is)");
+		log_msg(c->ctx, R2CC_LOG_WARN,
+			"rail %d (%s): %s port degraded; draining it for %.1f s at least%s",
+			(int)(r - c->rails), c->ctx->nics[r->nic].info.dev_name,
+			who == R2CC_RAIL_DEGRADED_LOCAL ? "local" : "peer's",
+			r->deg_hold_ns / 1e9,
+			healthy_rail(c) ? "" :
+			" (no healthy rail left: it keeps carrying until one is)");
 	} else if (now < r->deg_at_ns + r->deg_hold_ns) {
 		r->degraded = R2CC_RAIL_DEGRADED_HOLD;
 	} else {
@@ -629,8 +629,8 @@ int rail_probe_done(struct r2cc_conn *c, struct rail *r, bool ok)
 	r->backoff_ns = BACKOFF_MIN_NS;
 	st->failbacks++;
 	R2CC_PROBE(failback, c, (int)(r - c->rails));
-	r2cc_log(c->ctx, R2CC_LOG_WARN, "rail %d (%s): back in service",
-		 (int)(r - c->rails), c->ctx->nics[r->nic].info.dev_name);
+	log_msg(c->ctx, R2CC_LOG_WARN, "rail %d (%s): back in service",
+		(int)(r - c->rails), c->ctx->nics[r->nic].info.dev_name);
 	return 0;
 }
 
@@ -664,8 +664,8 @@ static int on_rail_req(struct r2cc_conn *c, const struct wire_rail_req *q)
 	r->state = RAIL_UP;
 	r->locating = false;
 	r->st.failbacks++;
-	r2cc_log(c->ctx, R2CC_LOG_WARN, "rail %d (%s): reconnected by peer",
-		 (int)q->rail, c->ctx->nics[r->nic].info.dev_name);
+	log_msg(c->ctx, R2CC_LOG_WARN, "rail %d (%s): reconnected by peer",
+		(int)q->rail, c->ctx->nics[r->nic].info.dev_name);
 	return send_ack(c, q->rail, q->epoch, true);
 }
 
@@ -753,7 +753,7 @@ static int on_fenced(struct r2cc_conn *c, const void *p, size_t len,
 		return 0;
 	r->peer_fenced = true;
 	if (c->repair_open && !c->rep.fenced)
-		c->rep.fenced = r2cc_now_ns();
+		c->rep.fenced = clock_now_ns();
 	r->told_down = true;	/* the receiver knows */
 	return rail_fail(c, r, "peer fenced it");
 }

@@ -7,7 +7,7 @@
  * took 51 s per QP in the chaos test, with the application's progress
  * loop stuck in it).  A QP handed here has been fenced and settled: no
  * buffer depends on when it goes, so one thread per process destroys them
- * in order, each QP before its CQ.  r2cc_reap_wait() lets a context wait
+ * in order, each QP before its CQ.  reap_wait() lets a context wait
  * for its own before its protection domains go.
  */
 #include <errno.h>
@@ -25,7 +25,7 @@ struct reap_item {
 	const struct r2cc_ctx *ctx;
 };
 
-bool r2cc_reap_inline;		/* the simulator: destroy at once */
+bool reap_inline;		/* the simulator: destroy at once */
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t more = PTHREAD_COND_INITIALIZER;
@@ -63,13 +63,13 @@ static void *reaper(void *arg)
 }
 
 /* Destroy @qp, then @cq, of @ctx soon, in another thread. */
-void r2cc_reap(const struct r2cc_ctx *ctx, struct ibv_qp *qp,
-	       struct ibv_cq *cq)
+void reap_qp(const struct r2cc_ctx *ctx, struct ibv_qp *qp,
+	     struct ibv_cq *cq)
 {
 	struct reap_item *it;
 	pthread_t t;
 
-	if (r2cc_reap_inline || !(it = calloc(1, sizeof(*it)))) {
+	if (reap_inline || !(it = calloc(1, sizeof(*it)))) {
 		destroy(qp, cq);
 		return;
 	}
@@ -112,8 +112,8 @@ static bool pending(const struct r2cc_ctx *ctx)
 	return false;
 }
 
-/* Wait until every QP and CQ of @ctx handed to r2cc_reap() is gone. */
-void r2cc_reap_wait(const struct r2cc_ctx *ctx)
+/* Wait until every QP and CQ of @ctx handed to reap_qp() is gone. */
+void reap_wait(const struct r2cc_ctx *ctx)
 {
 	pthread_mutex_lock(&mu);
 	while (pending(ctx))

@@ -2,7 +2,7 @@
 /*
  * The reaper (reap.c): QPs and CQs destroyed in a thread of its own, so
  * that a slow destroy (rxe waits for its tasks) never holds up the
- * caller.  r2cc_reap_inline: destroy at once (tests).
+ * caller.  reap_inline: destroy at once (tests).
  */
 #ifndef R2CC_LIB_REAP_H
 #define R2CC_LIB_REAP_H
@@ -13,10 +13,10 @@
 
 struct ibv_qp;
 struct ibv_cq;
-extern bool r2cc_reap_inline;
-void r2cc_reap(const struct r2cc_ctx *ctx, struct ibv_qp *qp,
-	       struct ibv_cq *cq);
+extern bool reap_inline;
+void reap_qp(const struct r2cc_ctx *ctx, struct ibv_qp *qp,
+	     struct ibv_cq *cq);
 /* Wait until everything handed over so far is destroyed. */
-void r2cc_reap_wait(const struct r2cc_ctx *ctx);
+void reap_wait(const struct r2cc_ctx *ctx);
 
 #endif

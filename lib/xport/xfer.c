@@ -26,12 +26,12 @@ static int isend(struct r2cc_conn *c, struct r2cc_mr *mr, const void *buf,
 		*out = NULL;
 	if (!c || !out || (len && (!mr || !buf)))
 		return -EINVAL;
-	if (!r2cc_obj_ok(c, R2CC_OBJ_CONN) ||
-	    (len && !r2cc_obj_ok(mr, R2CC_OBJ_MR)))
+	if (!handle_ok(c, R2CC_OBJ_CONN) ||
+	    (len && !handle_ok(mr, R2CC_OBJ_MR)))
 		return -EBADF;
 	if (!c->sender)
 		return -EOPNOTSUPP;
-	if (len && (mr->ctx != c->ctx || !r2cc_mr_covers(mr, buf, len)))
+	if (len && (mr->ctx != c->ctx || !mr_covers(mr, buf, len)))
 		return -EINVAL;
 	if (c->state == CONN_FAILED)
 		return c->err;
@@ -41,7 +41,7 @@ static int isend(struct r2cc_conn *c, struct r2cc_mr *mr, const void *buf,
 		return -EMSGSIZE;
 	if (!rails_up(c) && !c->ctx->tune.tcp_fallback)
 		return -ENETDOWN;
-	q = req_new(c, REQ_SEND, 1);
+	q = msg_req_new(c, REQ_SEND, 1);
 	if (!q)
 		return -ENOMEM;
 	/* Parked in the msg-less fields until a receive is announced. */
@@ -57,7 +57,7 @@ static int isend(struct r2cc_conn *c, struct r2cc_mr *mr, const void *buf,
 		c->sq_head = q;
 	c->sq_tail = q;
 	*out = q;
-	xfer_progress(c);
+	engine_progress(c);
 	return 0;
 }
 
@@ -77,7 +77,7 @@ static int irecv(struct r2cc_conn *c, int n, void *const *bufs,
 	if (!c || !out || n < 1 || n > R2CC_MAX_RECVS || !bufs || !lens ||
 	    !tags || !mrs)
 		return -EINVAL;
-	if (!r2cc_obj_ok(c, R2CC_OBJ_CONN))
+	if (!handle_ok(c, R2CC_OBJ_CONN))
 		return -EBADF;
 	if (c->sender)
 		return -EOPNOTSUPP;
@@ -86,10 +86,10 @@ static int irecv(struct r2cc_conn *c, int n, void *const *bufs,
 			continue;
 		if (!bufs[i] || !mrs[i])
 			return -EINVAL;
-		if (!r2cc_obj_ok(mrs[i], R2CC_OBJ_MR))
+		if (!handle_ok(mrs[i], R2CC_OBJ_MR))
 			return -EBADF;
 		if (mrs[i]->ctx != c->ctx ||
-		    !r2cc_mr_covers(mrs[i], bufs[i], lens[i]))
+		    !mr_covers(mrs[i], bufs[i], lens[i]))
 			return -EINVAL;
 		if ((lens[i] + c->chunk_size - 1) / c->chunk_size >
 		    IMM_CHUNK_MASK)
@@ -110,7 +110,7 @@ static int irecv(struct r2cc_conn *c, int n, void *const *bufs,
 	for (i = 0; i < n; i++)
 		if (c->msgs[(c->next_msg_id + (uint32_t)i) & MSG_ID_MASK].used)
 			return -EAGAIN;
-	q = req_new(c, REQ_RECV, n);
+	q = msg_req_new(c, REQ_RECV, n);
 	if (!q)
 		return -ENOMEM;
 	c->open_reqs++;
@@ -126,7 +126,7 @@ static int irecv(struct r2cc_conn *c, int n, void *const *bufs,
 		m->len = lens[i];
 		m->mr = lens[i] ? mrs[i] : NULL;
 		m->tag = tags[i];
-		m->nchunks = nchunks_of(c, lens[i]);
+		m->nchunks = msg_nchunks(c, lens[i]);
 		m->total = -1;
 		m->bitmap = calloc((m->nchunks + 7) / 8, 1);
 		m->device = m->mr && m->mr->device;
@@ -134,7 +134,7 @@ static int irecv(struct r2cc_conn *c, int n, void *const *bufs,
 		if (m->mr)
 			m->mr->inflight++;
 		if (!m->bitmap) {
-			req_free(q);
+			msg_req_free(q);
 			return -ENOMEM;
 		}
 		cts.e[i].msg_id = id;
@@ -150,7 +150,7 @@ static int irecv(struct r2cc_conn *c, int n, void *const *bufs,
 			sizeof(cts.h) + (size_t)n * sizeof(cts.e[0]), NULL, 0);
 	if (ret < 0) {
 		/* Not announced: the ids are free for the next try. */
-		req_free(q);
+		msg_req_free(q);
 		return ret;
 	}
 	c->next_msg_id += (uint32_t)n;
@@ -164,7 +164,7 @@ static int test(struct r2cc_req *q, int *done, size_t *sizes)
 	int err, i;
 
 	*done = 0;
-	ctx_progress(c->ctx);
+	conn_progress_all(c->ctx);
 	if (q->ndone < q->n && !(q->err && q->kind == REQ_SEND &&
 				 !q->m[0]))
 		return 0;
@@ -189,7 +189,7 @@ static int test(struct r2cc_req *q, int *done, size_t *sizes)
 			q->smr->inflight--;
 	}
 	*done = 1;
-	req_free(q);
+	msg_req_free(q);
 	return err;
 }
 
@@ -204,7 +204,7 @@ static int test(struct r2cc_req *q, int *done, size_t *sizes)
  */
 static struct r2cc_ctx *lock_conn(struct r2cc_conn *c)
 {
-	if (!r2cc_obj_ok(c, R2CC_OBJ_CONN))
+	if (!handle_ok(c, R2CC_OBJ_CONN))
 		return NULL;
 	ctx_lock(c->ctx);
 	return c->ctx;
@@ -245,7 +245,7 @@ R2CC_EXPORT int r2cc_test(struct r2cc_req *q, int *done, size_t *sizes)
 
 	if (!q || !done)
 		return -EINVAL;
-	if (!r2cc_obj_ok(q, R2CC_OBJ_REQ))
+	if (!handle_ok(q, R2CC_OBJ_REQ))
 		return -EBADF;
 	ctx = q->conn->ctx;
 	ctx_lock(ctx);

@@ -19,10 +19,10 @@
 #ifndef R2CC_LIB_XPORT_H
 #define R2CC_LIB_XPORT_H
 
-#include "xport/conn.h"		/* ctx_progress(), conn_close_locked() */
-#include "xport/engine.h"	/* r2cc_xport_nic_event() */
+#include "xport/conn.h"		/* conn_progress_all(), conn_close_locked */
+#include "xport/engine.h"	/* engine_nic_event() */
 #include "xport/progress.h"	/* the context's progress thread */
 #include "xport/publish.h"	/* the context's stats file */
-#include "xport/reap.h"		/* r2cc_reap_wait() */
+#include "xport/reap.h"		/* reap_wait() */
 
 #endif

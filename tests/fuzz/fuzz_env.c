@@ -10,7 +10,7 @@
  *    $MASTER_PORT, the rank, world size and step timeout from the options
  *    or $R2CC_RANK/$RANK, $R2CC_WORLD_SIZE/$WORLD_SIZE and
  *    $R2CC_BOOT_TIMEOUT_MS; and parse_root() on its own.
- *  - The transport tuning, r2cc_tune_resolve() (lib/base/tune.c): $R2CC_CHUNK_SIZE,
+ *  - The transport tuning, tune_resolve() (lib/base/tune.c): $R2CC_CHUNK_SIZE,
  *    $R2CC_STALL_MS, $R2CC_RAIL_DEPTH, $R2CC_PEER_TIMEOUT_MS,
  *    $R2CC_IB_TIMEOUT, $R2CC_TCP_FALLBACK, $R2CC_SOCKET_IFNAME.
  *
@@ -197,7 +197,7 @@ static void fuzz_tune(uint8_t flags, uint8_t fallback, const char *ifname,
 		o.rail_depth = tune[2] % (R2CC_RAIL_DEPTH_MAX + 1);
 		o.peer_timeout_ms = tune[3] % 600001;
 	}
-	ret = r2cc_tune_resolve(ctx, &o);
+	ret = tune_resolve(ctx, &o);
 	CHECK(ret == 0 || ret == -EINVAL);
 	t = &ctx->tune;
 	if (!ret) {

@@ -82,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			port = nul2[1];
 	}
 
-	ret = r2cc_nics_parse(spec, sel);
+	ret = nics_parse(spec, sel);
 	CHECK(ret == 0 || ret == -EINVAL);
 	if (ret)
 		goto out;
@@ -96,22 +96,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(dl >= 1 && dl < sizeof(sel->item[i].dev));
 		CHECK(!strpbrk(d, ",:"));
 		CHECK(sel->item[i].port <= 255);
-		CHECK(r2cc_nics_match(sel, d, sel->item[i].port ?: 1) ==
+		CHECK(nics_match(sel, d, sel->item[i].port ?: 1) ==
 		      !sel->exclude);
 		if (!sel->item[i].port)
-			CHECK(r2cc_nics_match(sel, d, 255) == !sel->exclude);
+			CHECK(nics_match(sel, d, 255) == !sel->exclude);
 	}
 	printed = print_sel(sel);
 	CHECK(printed);
-	CHECK(r2cc_nics_parse(printed, again) == 0);
+	CHECK(nics_parse(printed, again) == 0);
 	CHECK(same_sel(sel, again));
 	free(printed);
 	if (dev)
-		(void)r2cc_nics_match(sel, dev, port);
+		(void)nics_match(sel, dev, port);
 out:
 	/* No selection matches everything; a failed parse leaves none. */
-	CHECK(r2cc_nics_parse(NULL, again) == 0 && again->n == 0 &&
-	      r2cc_nics_match(again, dev ? dev : "x", port));
+	CHECK(nics_parse(NULL, again) == 0 && again->n == 0 &&
+	      nics_match(again, dev ? dev : "x", port));
 	free(dev);
 	free(again);
 	free(sel);

@@ -827,7 +827,7 @@ static void op_link(struct in *in, uint8_t arg)
 		if (ev.old_state != ev.new_state) {
 			ctx->nics[k].state = ev.new_state;
 			ctx_lock(ctx);
-			r2cc_xport_nic_event(ctx, &ev);
+			engine_nic_event(ctx, &ev);
 			ctx_unlock(ctx);
 		}
 	}

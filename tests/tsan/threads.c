@@ -89,13 +89,13 @@ static struct r2cc_ctx *mk_ctx(int node)
 		c->devs[i] = fv_context(node, i);
 		c->pds[i] = fv_pd(node, i);
 	}
-	r2cc_tune_resolve(c, &o);
+	tune_resolve(c, &o);
 	c->tune.chunk_size = 4096;
 	c->tune.tcp_fallback = true;
 	strcpy(c->tune.ctrl_ifname, "lo");
 	c->tune.progress_ms = 1;
-	r2cc_obj_add(c, R2CC_OBJ_CTX);
-	if (ctx_progress_start(c))
+	handle_add(c, R2CC_OBJ_CTX);
+	if (progress_start(c))
 		fail("progress thread not started");
 	return c;
 }
@@ -310,9 +310,9 @@ int main(void)
 	r2cc_conn_close(conn[0]);
 	r2cc_conn_close(conn[1]);
 	for (i = 0; i < 2; i++) {
-		ctx_progress_stop(ctx[i]);
-		r2cc_reap_wait(ctx[i]);
-		r2cc_obj_del(ctx[i]);
+		progress_stop(ctx[i]);
+		reap_wait(ctx[i]);
+		handle_del(ctx[i]);
 		pthread_mutex_destroy(&ctx[i]->lock);
 		free(ctx[i]);
 	}

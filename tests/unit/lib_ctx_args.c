@@ -289,7 +289,7 @@ static void test_stats_sizes(void)
 	       "conn_stats: rail size over %u: EINVAL", R2CC_OPTS_MAX);
 
 	/* Registered: the copy itself (the transport never runs here). */
-	r2cc_obj_add(&conn, R2CC_OBJ_CONN);
+	handle_add(&conn, R2CC_OBJ_CONN);
 	rs[0].size = sizeof(rs[0]);
 	rs[1].size = sizeof(rs[1]);
 	ret = r2cc_conn_stats(&conn, &st, rs, 2);
@@ -348,11 +348,11 @@ static void test_stats_sizes(void)
 	       guarded(&usize, sizeof(usize)),
 	       "conn_stats: newer rail size %zu: ours filled at the caller's "
 	       "stride, the rest untouched", stride);
-	r2cc_obj_del(&conn);
+	handle_del(&conn);
 }
 
 /*
- * $@env set to each of @bad: r2cc_tune_resolve() refuses every one with
+ * $@env set to each of @bad: tune_resolve() refuses every one with
  * -EINVAL and logs the variable and @range; false if any got through.
  */
 static bool env_refused(struct r2cc_ctx *ctx, const char *env,
@@ -367,7 +367,7 @@ static bool env_refused(struct r2cc_ctx *ctx, const char *env,
 	for (i = 0; i < n; i++) {
 		setenv(env, bad[i], 1);
 		logged = 0;
-		ok = ok && r2cc_tune_resolve(ctx, &o) == -EINVAL && logged &&
+		ok = ok && tune_resolve(ctx, &o) == -EINVAL && logged &&
 		     strstr(last, want) && strstr(last, range);
 	}
 	unsetenv(env);
@@ -387,15 +387,15 @@ static void test_progress_ms(void)
 	ctx->log = log_cb;
 	ctx->log_level = R2CC_LOG_ERROR;
 	unsetenv("R2CC_PROGRESS_MS");
-	ret = r2cc_tune_resolve(ctx, &o);
+	ret = tune_resolve(ctx, &o);
 	tap_ok(!ret && ctx->tune.progress_ms == 10,
 	       "progress_ms: default 10 (%u)", ctx->tune.progress_ms);
 	setenv("R2CC_PROGRESS_MS", "0", 1);
-	ret = r2cc_tune_resolve(ctx, &o);
+	ret = tune_resolve(ctx, &o);
 	tap_ok(!ret && ctx->tune.progress_ms == 0,
 	       "R2CC_PROGRESS_MS=0: no thread, taken");
 	setenv("R2CC_PROGRESS_MS", "10000", 1);
-	ret = r2cc_tune_resolve(ctx, &o);
+	ret = tune_resolve(ctx, &o);
 	tap_ok(!ret && ctx->tune.progress_ms == 10000,
 	       "R2CC_PROGRESS_MS=10000: the most, taken");
 	tap_ok(env_refused(ctx, "R2CC_PROGRESS_MS", bad, sizeof(bad) / sizeof(bad[0]),
@@ -420,20 +420,20 @@ static void test_nic_window(void)
 	unsetenv("R2CC_CHUNK_SIZE");
 	unsetenv("R2CC_RAIL_DEPTH");
 	unsetenv("R2CC_NIC_WINDOW");
-	ret = r2cc_tune_resolve(ctx, &o);
+	ret = tune_resolve(ctx, &o);
 	tap_ok(!ret && ctx->tune.nic_window == 8u * 65536,
 	       "nic_window: default one rail's depth, 8 x 64 KiB (%u)",
 	       ctx->tune.nic_window);
 	setenv("R2CC_RAIL_DEPTH", "128", 1);
 	setenv("R2CC_CHUNK_SIZE", "67108864", 1);
-	ret = r2cc_tune_resolve(ctx, &o);
+	ret = tune_resolve(ctx, &o);
 	tap_ok(!ret && ctx->tune.nic_window == UINT32_MAX,
 	       "nic_window: default of 128 x 64 MiB clamps to 4 GiB - 1 (%u)",
 	       ctx->tune.nic_window);
 	unsetenv("R2CC_RAIL_DEPTH");
 	unsetenv("R2CC_CHUNK_SIZE");
 	setenv("R2CC_NIC_WINDOW", "4096", 1);
-	ret = r2cc_tune_resolve(ctx, &o);
+	ret = tune_resolve(ctx, &o);
 	tap_ok(!ret && ctx->tune.nic_window == 4096,
 	       "R2CC_NIC_WINDOW=4096: the least, taken");
 	tap_ok(env_refused(ctx, "R2CC_NIC_WINDOW", bad, sizeof(bad) / sizeof(bad[0]),
@@ -442,7 +442,7 @@ static void test_nic_window(void)
 	       "32 bits: EINVAL, the range logged");
 	setenv("R2CC_NIC_WINDOW", "4096", 1);
 	o.nic_window = 1u << 20;
-	ret = r2cc_tune_resolve(ctx, &o);
+	ret = tune_resolve(ctx, &o);
 	tap_ok(!ret && ctx->tune.nic_window == 1u << 20,
 	       "nic_window option wins over the variable");
 	unsetenv("R2CC_NIC_WINDOW");

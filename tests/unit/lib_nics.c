@@ -10,7 +10,7 @@ static int parse(const char *s)
 {
 	struct r2cc_nic_sel sel;
 
-	return r2cc_nics_parse(s, &sel);
+	return nics_parse(s, &sel);
 }
 
 int main(void)
@@ -21,20 +21,20 @@ int main(void)
 	int i;
 
 	tap_plan(24);
-	tap_ok(r2cc_nics_parse(NULL, &sel) == 0 && sel.n == 0 &&
-	       r2cc_nics_match(&sel, "any", 1), "no list: every NIC");
-	tap_ok(r2cc_nics_parse("mlx5_0,mlx5_1:2", &sel) == 0 && sel.n == 2 &&
+	tap_ok(nics_parse(NULL, &sel) == 0 && sel.n == 0 &&
+	       nics_match(&sel, "any", 1), "no list: every NIC");
+	tap_ok(nics_parse("mlx5_0,mlx5_1:2", &sel) == 0 && sel.n == 2 &&
 	       !sel.exclude, "two entries");
-	tap_ok(r2cc_nics_match(&sel, "mlx5_0", 1) &&
-	       r2cc_nics_match(&sel, "mlx5_0", 2), "a device alone: all ports");
-	tap_ok(r2cc_nics_match(&sel, "mlx5_1", 2) &&
-	       !r2cc_nics_match(&sel, "mlx5_1", 1), "dev:port: that port only");
-	tap_ok(!r2cc_nics_match(&sel, "mlx5_2", 1), "others are left out");
-	tap_ok(!r2cc_nics_match(&sel, "mlx5", 1) &&
-	       !r2cc_nics_match(&sel, "mlx5_00", 1), "names match whole");
-	tap_ok(r2cc_nics_parse("^rxe0", &sel) == 0 && sel.exclude &&
-	       !r2cc_nics_match(&sel, "rxe0", 1) &&
-	       r2cc_nics_match(&sel, "rxe1", 1), "^ excludes");
+	tap_ok(nics_match(&sel, "mlx5_0", 1) &&
+	       nics_match(&sel, "mlx5_0", 2), "a device alone: all ports");
+	tap_ok(nics_match(&sel, "mlx5_1", 2) &&
+	       !nics_match(&sel, "mlx5_1", 1), "dev:port: that port only");
+	tap_ok(!nics_match(&sel, "mlx5_2", 1), "others are left out");
+	tap_ok(!nics_match(&sel, "mlx5", 1) &&
+	       !nics_match(&sel, "mlx5_00", 1), "names match whole");
+	tap_ok(nics_parse("^rxe0", &sel) == 0 && sel.exclude &&
+	       !nics_match(&sel, "rxe0", 1) &&
+	       nics_match(&sel, "rxe1", 1), "^ excludes");
 	tap_ok(parse("") == -EINVAL, "empty string: EINVAL");
 	tap_ok(parse("^") == -EINVAL, "lone ^: EINVAL");
 	tap_ok(parse(",") == -EINVAL && parse("a,,b") == -EINVAL &&
@@ -61,17 +61,17 @@ int main(void)
 	tap_ok(parse("rxe0:1,rxe1:255") == 0, "port 255 is fine");
 	tap_ok(parse("a\nb") == 0, "control characters are just names");
 	/* A list to keep is also the order of use (rail i = i-th listed). */
-	tap_ok(r2cc_nics_parse("rxe1,rxe0:1", &sel) == 0 &&
-	       r2cc_nics_rank(&sel, "rxe1", 1) == 0 &&
-	       r2cc_nics_rank(&sel, "rxe1", 2) == 0 &&
-	       r2cc_nics_rank(&sel, "rxe0", 1) == 1, "list order is rank order");
-	tap_ok(r2cc_nics_parse("rxe0,rxe0:2", &sel) == 0 &&
-	       r2cc_nics_rank(&sel, "rxe0", 2) == 0, "the first entry naming it");
-	tap_ok(r2cc_nics_parse("^rxe1", &sel) == 0 &&
-	       r2cc_nics_rank(&sel, "rxe0", 1) == 0 &&
-	       r2cc_nics_rank(&sel, "rxe2", 1) == 0 &&
-	       r2cc_nics_parse(NULL, &sel) == 0 &&
-	       r2cc_nics_rank(&sel, "rxe2", 1) == 0,
+	tap_ok(nics_parse("rxe1,rxe0:1", &sel) == 0 &&
+	       nics_rank(&sel, "rxe1", 1) == 0 &&
+	       nics_rank(&sel, "rxe1", 2) == 0 &&
+	       nics_rank(&sel, "rxe0", 1) == 1, "list order is rank order");
+	tap_ok(nics_parse("rxe0,rxe0:2", &sel) == 0 &&
+	       nics_rank(&sel, "rxe0", 2) == 0, "the first entry naming it");
+	tap_ok(nics_parse("^rxe1", &sel) == 0 &&
+	       nics_rank(&sel, "rxe0", 1) == 0 &&
+	       nics_rank(&sel, "rxe2", 1) == 0 &&
+	       nics_parse(NULL, &sel) == 0 &&
+	       nics_rank(&sel, "rxe2", 1) == 0,
 	       "^ or no list: the system's order (all rank 0)");
 	return tap_done();
 }

@@ -24,7 +24,7 @@ uint64_t xs_time(void)
 	return xs_now;
 }
 
-uint64_t r2cc_now_ns(void)
+uint64_t clock_now_ns(void)
 {
 	return __atomic_load_n(&xs_now, __ATOMIC_RELAXED);
 }
@@ -36,37 +36,37 @@ R2CC_EXPORT int r2cc_nic_is_active(const struct r2cc_ctx *ctx, int i)
 	return ctx->nics[i].state == R2CC_NIC_ACTIVE;
 }
 
-int r2cc_fabric_discover(struct r2cc_ctx *ctx, const struct r2cc_nic_sel *sel)
+int fabric_discover(struct r2cc_ctx *ctx, const struct r2cc_nic_sel *sel)
 {
 	(void)ctx;
 	(void)sel;
 	return -ENODEV;
 }
 
-void r2cc_fabric_close(struct r2cc_ctx *ctx)
+void fabric_close(struct r2cc_ctx *ctx)
 {
 	(void)ctx;
 }
 
-int r2cc_notify_open(struct r2cc_ctx *ctx)
+int notify_open(struct r2cc_ctx *ctx)
 {
 	(void)ctx;
 	return -ENODEV;
 }
 
-void r2cc_notify_close(struct r2cc_ctx *ctx)
+void notify_close(struct r2cc_ctx *ctx)
 {
 	(void)ctx;
 }
 
-int r2cc_notify_poll(struct r2cc_ctx *ctx, struct r2cc_nic_event *ev)
+int notify_poll(struct r2cc_ctx *ctx, struct r2cc_nic_event *ev)
 {
 	(void)ctx;
 	(void)ev;
 	return 0;
 }
 
-void r2cc_notify_keep(struct r2cc_ctx *ctx, const struct r2cc_nic_event *ev)
+void notify_keep(struct r2cc_ctx *ctx, const struct r2cc_nic_event *ev)
 {
 	(void)ctx;
 	(void)ev;

@@ -410,7 +410,7 @@ static struct r2cc_ctx *mk_ctx(int node)
 		ctx->pds[i] = fv_pd(node, i);
 		fv_set_port(node, i, W.cfg->ib, (uint16_t)(node * 16 + i + 1));
 	}
-	r2cc_tune_resolve(ctx, &o);
+	tune_resolve(ctx, &o);
 	ctx->tune.chunk_size = CHUNK;
 	ctx->tune.stall_ms = 100;
 	ctx->tune.degrade_hold_ms = 50;
@@ -419,7 +419,7 @@ static struct r2cc_ctx *mk_ctx(int node)
 	ctx->tune.nic_window = W.cfg->nic_window ? W.cfg->nic_window :
 			       W.cfg->rail_depth * CHUNK;
 	ctx->tune.tcp_fallback = W.cfg->fallback;
-	r2cc_obj_add(ctx, R2CC_OBJ_CTX);
+	handle_add(ctx, R2CC_OBJ_CTX);
 	return ctx;
 }
 
@@ -445,9 +445,9 @@ int __wrap_ctrl_send(struct ctrl *c, uint16_t type, const void *a,
 		xs_stats.fenced_reports += !!(f->flags & WIRE_FENCED_LAST);
 		if (alen > xs_stats.fenced_max)
 			xs_stats.fenced_max = alen;
-		if (alen > xfer_fence_part_max)
+		if (alen > engine_fence_part_max)
 			fail("a fence report part of %zu bytes (limit %zu)",
-			     alen, xfer_fence_part_max);
+			     alen, engine_fence_part_max);
 	}
 	if (type == W_DATA) {
 		xs_stats.data_msgs++;
@@ -754,7 +754,7 @@ static void events_due(void)
 			      e->health == 1 ? "degraded" :
 			      e->health == 0 ? "recovered" :
 			      e->up ? "up" : "down");
-			r2cc_xport_nic_event(ctx, &ev);
+			engine_nic_event(ctx, &ev);
 		}
 	}
 }
@@ -1333,7 +1333,7 @@ static void progress_threads(void)
 		if (!W.ctx[n] || W.frozen == n || xs_now < W.prog_next[n])
 			continue;
 		ctx_lock(W.ctx[n]);
-		W.prog_passes[n] += ctx_progress_idle(W.ctx[n], &W.prog_seen[n]);
+		W.prog_passes[n] += progress_idle(W.ctx[n], &W.prog_seen[n]);
 		ctx_unlock(W.ctx[n]);
 		W.prog_next[n] = xs_now + W.cfg->progress_ns;
 	}
@@ -1518,7 +1518,7 @@ static int setup(const struct xs_config *cfg)
 	if (!once) {
 		fv_init(&hooks);
 		fv_on_write_posted = on_write_posted;
-		r2cc_reap_inline = true;	/* one thread, deterministic */
+		reap_inline = true;	/* one thread, deterministic */
 		once = true;
 	}
 	memset(&W, 0, sizeof(W));
@@ -1546,7 +1546,7 @@ static int setup(const struct xs_config *cfg)
 	for (i = RSLOTS - 1; i >= 0; i--)
 		slot_free(i);
 	memset(&xs_stats, 0, sizeof(xs_stats));
-	xfer_fence_part_max = cfg->fence_part_max ? cfg->fence_part_max :
+	engine_fence_part_max = cfg->fence_part_max ? cfg->fence_part_max :
 						    WIRE_MAX_MSG;
 	W.ctx[0] = mk_ctx(0);
 	W.ctx[1] = mk_ctx(1);
@@ -1598,7 +1598,7 @@ static void teardown(void)
 			if (!W.failed && W.ctx[n]->nics[i].wrs)
 				fail("node %d NIC %d: %d WRs counted after close",
 				     n, i, W.ctx[n]->nics[i].wrs);
-		r2cc_obj_del(W.ctx[n]);
+		handle_del(W.ctx[n]);
 		free(W.ctx[n]);
 		W.ctx[n] = NULL;
 	}
@@ -1874,7 +1874,7 @@ int xs_bench_test(double *test_ns, double *lock_ns)
 	 * 100 ms of real time, here the clock is the simulator's).
 	 */
 	if (getenv("R2CC_STATS_DIR") && *getenv("R2CC_STATS_DIR")) {
-		r2cc_publish_open(W.ctx[1]);
+		publish_open(W.ctx[1]);
 		if (!W.ctx[1]->job) {
 			xs_fuzz_close();
 			return -1;
@@ -1886,10 +1886,10 @@ int xs_bench_test(double *test_ns, double *lock_ns)
 		t = real_ns();
 		for (i = 0; i < n / 10; i++) {
 			W.ctx[1]->job_next_ns = 0;
-			r2cc_publish(W.ctx[1]);
+			publish_due(W.ctx[1]);
 		}
 		xs_bench_rewrite_ns = (real_ns() - t) / (n / 10);
-		r2cc_publish_close(W.ctx[1]);
+		publish_close(W.ctx[1]);
 	}
 	xs_fuzz_close();
 	return 0;

@@ -164,7 +164,7 @@ int ctl_jobs_read(const char *dir, struct ctl_job **out, int *removed)
 		if (ret)
 			continue;
 		if (j.h.pid <= 0 || !j.h.proc_start ||
-		    r2cc_proc_start(j.h.pid) != j.h.proc_start) {
+		    proc_start_of(j.h.pid) != j.h.proc_start) {
 			/* Its process is gone: a crash, or a kill -9. */
 			if (!unlinkat(dfd, d->d_name, 0))
 				(*removed)++;
