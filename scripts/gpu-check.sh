@@ -216,16 +216,16 @@ main() {
 		>"$logdir/build.log" 2>&1; then
 		lib_ok=1
 		if [ -r "$cuda/include/cuda.h" ] &&
-			! grep -q cuMemGetHandleForAddressRange "$build/lib/cuda.o" 2>/dev/null; then
-			echo "  lib/cuda.o was built without <cuda.h>: rebuilding it"
-			rm -f "$build/lib/cuda.o"
+			! grep -q cuMemGetHandleForAddressRange "$build/lib/xport/cuda.o" 2>/dev/null; then
+			echo "  lib/xport/cuda.o was built without <cuda.h>: rebuilding it"
+			rm -f "$build/lib/xport/cuda.o"
 			tmo 120 make -C "$here" -s lib BUILD="$build" CUDA_HOME="$cuda" \
 				>>"$logdir/build.log" 2>&1 || lib_ok=0
 		fi
 		if [ "$lib_ok" = 0 ]; then
 			tail -n 20 "$logdir/build.log" | indent
-			result build-lib FAIL "rebuilding lib/cuda.o failed (build.log)"
-		elif grep -q cuMemGetHandleForAddressRange "$build/lib/cuda.o" 2>/dev/null; then
+			result build-lib FAIL "rebuilding lib/xport/cuda.o failed (build.log)"
+		elif grep -q cuMemGetHandleForAddressRange "$build/lib/xport/cuda.o" 2>/dev/null; then
 			result build-lib PASS "libr2cc and the plugin, GPU memory path compiled in"
 		else
 			result build-lib FAIL "built, but without <cuda.h>: R2CC_MR_CUDA is refused (no $cuda/include/cuda.h)"
