@@ -136,8 +136,26 @@ enum coll_algo {
 	COLL_ALGO_RING = 0,
 	COLL_ALGO_RD,
 	COLL_ALGO_WRING,	/* the ring with chunks weighted by the view */
-	COLL_ALGO_DIRECT,	/* optimal: shares reduced by every rank (coll_direct.c) */
+	COLL_ALGO_DIRECT,	/* optimal: shares reduced by every rank (direct.c) */
 };
+
+struct r2cc_coll;
+
+/*
+ * An algorithm as the engine (run.c) runs it.  @start fixes a
+ * collective's geometry when it starts, not when it is issued: every rank
+ * has adopted the same view by then (view.c); 0 or -errno.  @step runs it
+ * as far as it goes without waiting: 1 finished, 0 not yet, -errno.
+ */
+struct coll_algo_ops {
+	const char *name;
+	int (*start)(struct r2cc_coll *q);
+	int (*step)(struct r2cc_coll *q);
+};
+
+/* Recursive doubling and the trees (rd.c), the optimal allreduce (direct.c) */
+extern const struct coll_algo_ops coll_rd_ops;
+extern const struct coll_algo_ops coll_direct_ops;
 
 /*
  * How the optimal allreduce (coll_direct.c) reaches the mesh's
@@ -307,7 +325,8 @@ struct r2cc_coll {
 	struct r2cc_coll *next;		/* in the queue */
 	struct r2cc_coll *anext;	/* in comm->all */
 	enum coll_kind kind;
-	enum coll_algo algo;
+	enum coll_algo algo;		/* on the wire; what ran, for stats */
+	const struct coll_algo_ops *ops;	/* how the engine runs it */
 	enum r2cc_dtype dtype;
 	enum r2cc_redop op;
 	int root;
@@ -327,7 +346,7 @@ struct r2cc_coll {
 	size_t b0, bn;
 	size_t recv_post, recv_done, send_post, send_done;
 	size_t *coff;			/* COLL_ALGO_WRING: chunk offsets, n + 1 */
-	bool started;			/* its geometry is set (coll_start) */
+	bool started;			/* its geometry is set (ops->start) */
 	struct coll_p2p *p2p;		/* COLL_P2P */
 	struct coll_rd_step *rd;	/* COLL_ALGO_RD: its nsteps steps */
 	int rd_at;			/* the step in progress */
@@ -365,10 +384,8 @@ int coll_direct_stage(struct r2cc_comm *c);
 void coll_direct_unstage(struct r2cc_comm *c);
 int coll_direct_start(struct r2cc_coll *q);
 int coll_direct_step(struct r2cc_coll *q);
-/* Recursive doubling: run @q as far as it goes; 1 finished, 0, -errno. */
-int coll_rd_step(struct r2cc_coll *q);
 /*
- * The view (coll_view.c): the NICs' bandwidths (at init), this rank's
+ * The view (view.c): the NICs' bandwidths (at init), this rank's
  * value now, and the adoption of what a finished collective gathered.
  */
 int coll_view_init(struct r2cc_comm *c);

@@ -401,3 +401,9 @@ int coll_direct_step(struct r2cc_coll *q)
 	} while (moved);
 	return 0;
 }
+
+const struct coll_algo_ops coll_direct_ops = {
+	.name = "optimal",
+	.start = coll_direct_start,
+	.step = coll_direct_step,
+};

@@ -218,7 +218,7 @@ static int rd_apply(struct r2cc_coll *q, const struct coll_rd_step *st,
 	return 0;
 }
 
-int coll_rd_step(struct r2cc_coll *q)
+static int rd_step(struct r2cc_coll *q)
 {
 	struct r2cc_comm *c = q->comm;
 	int ret;
@@ -253,3 +253,16 @@ int coll_rd_step(struct r2cc_coll *q)
 		memcpy(q->dst, acc(q), q->count * q->esize);
 	return 1;
 }
+
+/* Its program is fixed when it is issued (run.c): nothing to do at start. */
+static int rd_start(struct r2cc_coll *q)
+{
+	(void)q;
+	return 0;
+}
+
+const struct coll_algo_ops coll_rd_ops = {
+	.name = "recursive doubling",
+	.start = rd_start,
+	.step = rd_step,
+};

@@ -433,21 +433,20 @@ static int coll_pick_direct(struct r2cc_comm *c, uint32_t seq)
  * (coll_view.c), but at issue an earlier one may still be running here
  * and have finished there.  An allreduce takes the view's weights.
  */
-static int coll_start(struct r2cc_coll *q)
+static int ring_start(struct r2cc_coll *q)
 {
 	struct r2cc_comm *c = q->comm;
 	size_t off, len, most = 0, cap;
 	int k, ret;
 
-	q->started = true;
-	if (q->algo == COLL_ALGO_RD)
-		return 0;
 	ret = q->kind == COLL_ALLREDUCE && !c->optimal ?
 	      coll_pick_direct(c, q->seq) : 0;
 	if (ret < 0)
 		return ret;
-	if (q->kind == COLL_ALLREDUCE && (c->optimal || ret))
-		return coll_direct_start(q);
+	if (q->kind == COLL_ALLREDUCE && (c->optimal || ret)) {
+		q->ops = &coll_direct_ops;
+		return q->ops->start(q);
+	}
 	ret = q->kind == COLL_ALLREDUCE ? coll_pick(q) : 0;
 	if (ret < 0)
 		return ret;
@@ -474,6 +473,18 @@ static int coll_start(struct r2cc_coll *q)
 	return 0;
 }
 
+/*
+ * The ring, and the weighted ring, which is the ring with its chunks cut
+ * by the view: the engine's own algorithm, and every collective's until
+ * issue (recursive doubling) or start (the optimal allreduce) picks
+ * another.
+ */
+static const struct coll_algo_ops ring_ops = {
+	.name = "ring",
+	.start = ring_start,
+	.step = coll_step,
+};
+
 /* Run the queue: finished collectives leave it, the first error fails all. */
 void coll_run(struct r2cc_comm *c)
 {
@@ -482,16 +493,14 @@ void coll_run(struct r2cc_comm *c)
 
 	while ((q = c->head)) {
 		ret = 0;
-		if (!c->err && !q->started)
-			ret = coll_start(q);
+		if (!c->err && !q->started) {
+			q->started = true;
+			ret = q->ops->start(q);
+		}
 		if (ret < 0 || c->err)
 			ret = c->err ? c->err : ret;
-		else if (q->algo == COLL_ALGO_RD)
-			ret = coll_rd_step(q);
-		else if (q->algo == COLL_ALGO_DIRECT)
-			ret = coll_direct_step(q);
 		else
-			ret = coll_step(q);
+			ret = q->ops->step(q);
 		if (!ret)
 			return;
 		if (ret < 0 && !c->err) {
@@ -550,6 +559,7 @@ static int coll_prepare(struct r2cc_coll *q)
 	     q->kind == COLL_REDUCE) && c->cto && c->n > 1 &&
 	    q->count * q->esize <= c->rd_max) {
 		q->algo = COLL_ALGO_RD;
+		q->ops = &coll_rd_ops;
 		q->rd = calloc(COLL_RD_MAX_STEPS, sizeof(*q->rd));
 		if (!q->rd)
 			return -ENOMEM;
@@ -558,6 +568,7 @@ static int coll_prepare(struct r2cc_coll *q)
 			coll_tree_plan(q->kind, c->rank, c->n, q->root, q->rd);
 		return 0;
 	}
+	q->ops = &ring_ops;
 	q->steps = calloc(2 * (size_t)c->n, sizeof(*q->steps));
 	q->recv_ops = calloc(2 * (size_t)c->n, sizeof(*q->recv_ops));
 	q->send_ops = calloc(2 * (size_t)c->n, sizeof(*q->send_ops));
