@@ -376,31 +376,89 @@ static void view_mbps(const double *bw, int n, uint32_t *mbps)
 			  (uint32_t)(bw[r] * 8e-6 + 0.5);
 }
 
+typedef bool (*wquant_fn)(int n, const uint32_t *mbps, uint32_t *w,
+			  double *tmp);
+
+/*
+ * The library's weights depend on the view alone, which changes far less
+ * often than they are asked for: every failure state asks each strategy,
+ * and r2cc-lib asks twice (auto's choice, then the schedule it chose).
+ * The last WQ_KEEP answers are kept, the oldest replaced first, and never
+ * freed: a few views' worth of memory for the life of the process.
+ */
+#define WQ_KEEP	8
+
+static struct wq_memo {
+	wquant_fn quant;
+	int n;
+	bool uneven;		/* what quant returned */
+	uint32_t *mbps, *w;
+} wq_memo[WQ_KEEP];
+static unsigned int wq_next;
+
+/*
+ * @quant(@n, @mbps, @w, scratch) as the library computes it, or its kept
+ * answer for the same view: 1 or 0 as @quant returns, -1 out of memory.
+ */
+static int wquant(wquant_fn quant, int n, const uint32_t *mbps, uint32_t *w)
+{
+	size_t bytes = (size_t)n * sizeof(*mbps);
+	struct wq_memo *m;
+	double *tmp;
+	unsigned int i;
+
+	for (i = 0; i < WQ_KEEP; i++) {
+		m = &wq_memo[i];
+		if (m->quant == quant && m->n == n &&
+		    !memcmp(m->mbps, mbps, bytes)) {
+			memcpy(w, m->w, bytes);
+			return m->uneven;
+		}
+	}
+	tmp = calloc((size_t)n * 3, sizeof(*tmp));
+	if (!tmp)
+		return -1;
+	m = &wq_memo[wq_next];
+	wq_next = (wq_next + 1) % WQ_KEEP;
+	m->quant = NULL;
+	free(m->mbps);
+	m->mbps = malloc(bytes * 2);
+	m->uneven = quant(n, mbps, w, tmp);
+	free(tmp);
+	if (m->mbps) {
+		m->w = m->mbps + n;
+		memcpy(m->mbps, mbps, bytes);
+		memcpy(m->w, w, bytes);
+		m->n = n;
+		m->quant = quant;
+	}
+	return m->uneven;
+}
+
 /*
  * The library's shares for @n ranks at @bw, through its view in Mbit/s
  * and quantised by @quant (coll_ring_wquant or coll_direct_wquant), as
  * fractions of the data; NULL when out of memory.
  */
-static double *lib_shares(const double *bw, int n,
-			  bool (*quant)(int, const uint32_t *, uint32_t *,
-					double *))
+static double *lib_shares(const double *bw, int n, wquant_fn quant)
 {
 	uint32_t *mbps = calloc((size_t)n * 2, sizeof(*mbps));
-	double *tmp = calloc((size_t)n * 3, sizeof(*tmp));
 	double *frac = calloc((size_t)n, sizeof(*frac));
 	int r;
 
-	if (mbps && tmp && frac) {
+	if (mbps && frac) {
 		view_mbps(bw, n, mbps);
-		quant(n, mbps, mbps + n, tmp);
-		for (r = 0; r < n; r++)
+		if (wquant(quant, n, mbps, mbps + n) < 0) {
+			free(frac);
+			frac = NULL;
+		}
+		for (r = 0; frac && r < n; r++)
 			frac[r] = (double)mbps[n + r] / COLL_WEIGHT_ONE;
 	} else {
 		free(frac);
 		frac = NULL;
 	}
 	free(mbps);
-	free(tmp);
 	return frac;
 }
 
@@ -454,21 +512,22 @@ static int direct_ar(struct plan *p, const double *bw, int n, double s,
 
 int ar_lib_weighted(const double *bw, int n, double bytes)
 {
-	uint32_t *mbps = calloc((size_t)n * 2, sizeof(*mbps)), *w = mbps + n;
-	double *tmp = calloc((size_t)n * 3, sizeof(*tmp));
+	uint32_t *mbps = calloc((size_t)n * 2, sizeof(*mbps));
 	double count = bytes / 4.0;
 	int rc = -1;
 
-	if (mbps && tmp) {
+	if (mbps) {
 		view_mbps(bw, n, mbps);
-		rc = coll_ring_wquant(n, mbps, w, tmp) && count >= 1.0 ?
-		     coll_sched_prefer_weighted(n, mbps, w,
+		rc = wquant(coll_ring_wquant, n, mbps, mbps + n);
+		if (rc > 0 && count >= 1.0)
+			rc = coll_sched_prefer_weighted(n, mbps, mbps + n,
 				count > 1e15 ? (size_t)1e15 : (size_t)count,
 				4, COLL_SLICE_DEFAULT, COLL_DEPTH_DEFAULT,
-				COLL_SETS_DEFAULT) : 0;
+				COLL_SETS_DEFAULT);
+		else if (rc > 0)
+			rc = 0;
 	}
 	free(mbps);
-	free(tmp);
 	return rc;
 }
 

@@ -116,6 +116,12 @@ double coll_ring_weights(int n, const double *bw, double *c, double *m)
 	for (it = 0; it < 80 && hi < 1e299; it++) {
 		double t = (lo + hi) / 2.0;
 
+		/*
+		 * lo and hi are neighbours: every later step would ask for lo
+		 * or hi again and leave hi as it is.
+		 */
+		if (t <= lo || t >= hi)
+			break;
 		bounds(n, bw, t, m);
 		if (least(n, m, c) <= 1.0)
 			hi = t;
