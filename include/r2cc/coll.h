@@ -145,9 +145,9 @@ int r2cc_comm_size(const struct r2cc_comm *comm);
 struct r2cc_comm_stats {
 	size_t size;		/* in: sizeof(struct r2cc_comm_stats), kept */
 	uint64_t colls;		/* collectives completed */
-	uint64_t bytes_sent;	/* payload to the next rank, every path */
-	uint64_t bytes_received;	/* from the previous rank */
-	uint64_t failovers;	/* rail failures both connections handled */
+	uint64_t bytes_sent;	/* payload sent, every connection and path */
+	uint64_t bytes_received;	/* payload received, the same */
+	uint64_t failovers;	/* rail failures its connections handled */
 	uint64_t resent_bytes;	/* sent again after a rail failed */
 	uint64_t tcp_bytes;	/* carried by the TCP fallback, both ways */
 	uint64_t colls_rd;	/* of colls, by recursive doubling or a tree */

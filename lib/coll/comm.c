@@ -305,10 +305,59 @@ R2CC_EXPORT int r2cc_comm_size(const struct r2cc_comm *c)
 	return c && handle_ok(c, R2CC_OBJ_COMM) ? c->n : -EINVAL;
 }
 
+/*
+ * Add connection @conn's counters to @o: its bytes as sent or received
+ * (@out: this rank sends on it), its failures, re-sends and TCP bytes.
+ */
+static int stats_add(struct r2cc_conn *conn, bool out,
+		     struct r2cc_comm_stats *o)
+{
+	struct r2cc_conn_stats cs = { .size = sizeof(cs) };
+	int ret;
+
+	if (!conn)
+		return 0;
+	ret = r2cc_conn_stats(conn, &cs, NULL, 0);
+	if (ret < 0)
+		return ret;
+	if (out)
+		o->bytes_sent += cs.bytes;
+	else
+		o->bytes_received += cs.bytes;
+	o->failovers += cs.failovers;
+	o->resent_bytes += cs.resent_bytes;
+	o->tcp_bytes += cs.tcp_bytes;
+	return 0;
+}
+
+/*
+ * Every connection of the communicator, each once: the ring's two, or the
+ * collectives' mesh (which holds them), and the point-to-point mesh.
+ */
+static int stats_conns(struct r2cc_comm *c, struct r2cc_comm_stats *o)
+{
+	int i, ret = 0;
+
+	if (!c->cto) {
+		ret = stats_add(c->next, true, o);
+		if (!ret)
+			ret = stats_add(c->prev, false, o);
+	}
+	for (i = 0; i < c->n && !ret; i++) {
+		if (c->cto)
+			ret = stats_add(c->cto[i], true, o);
+		if (!ret && c->cfrom)
+			ret = stats_add(c->cfrom[i], false, o);
+		if (!ret && c->to)
+			ret = stats_add(c->to[i], true, o);
+		if (!ret && c->from)
+			ret = stats_add(c->from[i], false, o);
+	}
+	return ret;
+}
+
 R2CC_EXPORT int r2cc_comm_stats(struct r2cc_comm *c, struct r2cc_comm_stats *st)
 {
-	struct r2cc_conn_stats cs[2] = { { .size = sizeof(cs[0]) },
-					 { .size = sizeof(cs[1]) } };
 	struct r2cc_comm_stats o = { .size = sizeof(o) };
 	int ret;
 
@@ -321,19 +370,9 @@ R2CC_EXPORT int r2cc_comm_stats(struct r2cc_comm *c, struct r2cc_comm_stats *st)
 	o.rd_max = c->rd_max;
 	o.colls_weighted = c->done_w;
 	o.colls_optimal = c->done_direct;
-	if (c->next) {
-		ret = r2cc_conn_stats(c->next, &cs[0], NULL, 0);
-		if (ret < 0)
-			return ret;
-		ret = r2cc_conn_stats(c->prev, &cs[1], NULL, 0);
-		if (ret < 0)
-			return ret;
-	}
-	o.bytes_sent = cs[0].bytes;
-	o.bytes_received = cs[1].bytes;
-	o.failovers = cs[0].failovers + cs[1].failovers;
-	o.resent_bytes = cs[0].resent_bytes + cs[1].resent_bytes;
-	o.tcp_bytes = cs[0].tcp_bytes + cs[1].tcp_bytes;
+	ret = stats_conns(c, &o);
+	if (ret)
+		return ret;
 	r2cc_opts_out(st, &o, sizeof(o));
 	return 0;
 }

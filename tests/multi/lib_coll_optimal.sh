@@ -67,6 +67,11 @@ for i in 0 1 2 3; do
 done
 tcp=$(coll_field 2 tcp)
 ok "$([ "${tcp:-0}" -gt 0 ] && echo 1)" "rank 2's bytes went over the TCP fallback meanwhile (${tcp:-?} bytes)"
+# rank 0's ring neighbours are 1 and 3: what it exchanged with node2 went
+# on the mesh, and its stats count that too
+tcp=$(coll_field 0 tcp) fo=$(coll_field 0 failovers)
+ok "$([ "${tcp:-0}" -gt 0 ] && [ "${fo:-0}" -gt 0 ] && echo 1)" \
+	"rank 0's stats count its mesh connections with node2, not a ring neighbour: ${fo:-?} failovers, ${tcp:-?} bytes over TCP"
 [ "$_tap_failed" = 0 ] || diag "$(grep -h 'view\|shares\|fallback' "$CO_DIR"/2.log | head -n 20)"
 coll_cleanup
 
