@@ -121,14 +121,19 @@ static const char *const algo_names[] = {
 
 #define NALGOS	(int)(sizeof(algo_names) / sizeof(algo_names[0]))
 
-/* What every rank must choose alike, as r2cc_comm_init() gathers it. */
+/*
+ * What every rank must choose alike, as r2cc_comm_init() gathers it, and
+ * whether its own setup failed so far (@err, -errno): every rank takes
+ * part in the gather even then, so that none is left waiting in it.
+ */
 struct comm_choice {
-	uint32_t algo, slice, depth, sets;
+	uint32_t algo, slice, depth, sets, mesh;
+	int32_t err;
 };
 
 static const char *const choice_names[] = {
 	"R2CC_ALGO", "slice_bytes (R2CC_COLL_SLICE)", "depth (R2CC_COLL_DEPTH)",
-	"R2CC_COLL_SETS",
+	"R2CC_COLL_SETS", "the mesh (R2CC_COMM_MESH or R2CC_COLL_MESH)",
 };
 
 /*
@@ -138,8 +143,8 @@ static const char *const choice_names[] = {
 static int choice_differs(const struct comm_choice *a,
 			  const struct comm_choice *b, uint32_t *x, uint32_t *y)
 {
-	const uint32_t p[] = { a->algo, a->slice, a->depth, a->sets };
-	const uint32_t q[] = { b->algo, b->slice, b->depth, b->sets };
+	const uint32_t p[] = { a->algo, a->slice, a->depth, a->sets, a->mesh };
+	const uint32_t q[] = { b->algo, b->slice, b->depth, b->sets, b->mesh };
 	int i;
 
 	for (i = 0; i < (int)(sizeof(p) / sizeof(p[0])); i++)
@@ -151,18 +156,12 @@ static int choice_differs(const struct comm_choice *a,
 	return -1;
 }
 
-/*
- * The allreduce algorithm: the option, else $R2CC_ALGO, else auto; the
- * same on every rank, or ranks would cut the data differently.  So must
- * the slicing be: it sets every message's size and order, and auto's
- * choice (coll_sched.c) depends on it.
- */
-static int comm_algo(struct r2cc_comm *c, struct r2cc_boot *boot,
-		     uint32_t opt, bool mesh)
+/* This rank's allreduce algorithm: the option, else $R2CC_ALGO, else auto. */
+static int algo_choose(struct r2cc_comm *c, uint32_t opt, bool mesh,
+		       uint32_t *algo)
 {
 	const char *env = getenv("R2CC_ALGO");
-	struct comm_choice mine = { opt, c->slice, c->depth, c->sets }, *all;
-	int i, ret;
+	int i;
 
 	if (opt >= NALGOS)
 		return -EINVAL;
@@ -175,23 +174,52 @@ static int comm_algo(struct r2cc_comm *c, struct r2cc_boot *boot,
 			env);
 		return -EINVAL;
 	}
-	if (!opt && env && *env)
-		mine.algo = (uint32_t)i;
-	if (mine.algo == R2CC_COLL_ALGO_OPTIMAL && !mesh && c->n > 1) {
+	*algo = !opt && env && *env ? (uint32_t)i : opt;
+	if (*algo == R2CC_COLL_ALGO_OPTIMAL && !mesh && c->n > 1) {
 		log_msg(c->ctx, R2CC_LOG_ERROR,
 			"communicator rank %d: the optimal allreduce needs the mesh (R2CC_COMM_MESH)",
 			c->rank);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/*
+ * The allreduce algorithm, the same on every rank, or ranks would cut the
+ * data differently.  So must the slicing be: it sets every message's size
+ * and order, and auto's choice (coll/model/sched.c) depends on it; and the
+ * mesh, or ranks would wait for connections others never make.  @err: this
+ * rank's setup failed before (-errno); it still takes part in the gather,
+ * and every rank then fails, none waiting for it.
+ */
+static int comm_algo(struct r2cc_comm *c, struct r2cc_boot *boot,
+		     uint32_t opt, bool mesh, int err)
+{
+	struct comm_choice mine = { 0, c->slice, c->depth, c->sets, mesh, err };
+	struct comm_choice *all;
+	int i, ret;
+
+	if (!err)
+		mine.err = algo_choose(c, opt, mesh, &mine.algo);
 	all = calloc((size_t)c->n, sizeof(*all));
 	if (!all)
 		return -ENOMEM;
 	ret = c->n > 1 ? r2cc_boot_allgather(boot, &mine, sizeof(mine), all) :
 			 0;
+	if (!ret && mine.err)
+		ret = mine.err;
 	for (i = 0; i < c->n && !ret && c->n > 1; i++) {
 		uint32_t x = 0, y = 0;
-		int k = choice_differs(&mine, &all[i], &x, &y);
+		int k;
 
+		if (all[i].err) {
+			log_msg(c->ctx, R2CC_LOG_ERROR,
+				"communicator rank %d: rank %d could not set up its side (%s): no communicator",
+				c->rank, i, strerror(-all[i].err));
+			ret = -EINVAL;
+			break;
+		}
+		k = choice_differs(&mine, &all[i], &x, &y);
 		if (k == 0)
 			log_msg(c->ctx, R2CC_LOG_ERROR,
 				"communicator rank %d: algorithm %s, rank %d's %s: every rank must choose the same (R2CC_ALGO)",
@@ -205,9 +233,11 @@ static int comm_algo(struct r2cc_comm *c, struct r2cc_boot *boot,
 			ret = -EINVAL;
 	}
 	free(all);
+	if (ret)
+		return ret;
 	/*
 	 * auto runs the weighted ring where the engine's schedule model has
-	 * it clearly faster (coll_sched.c), the ring everywhere else; on the
+	 * it clearly faster (coll/model/sched.c), the ring everywhere else; on the
 	 * mesh, the optimal allreduce first (coll_auto_direct)
 	 */
 	c->weighted = mine.algo == R2CC_COLL_ALGO_WEIGHTED;
@@ -217,7 +247,7 @@ static int comm_algo(struct r2cc_comm *c, struct r2cc_boot *boot,
 	c->d_auto = c->w_auto && mesh && c->n >= 3 &&
 		    c->n <= COLL_AUTO_DIRECT_MAX;
 	c->w = calloc((size_t)c->n, sizeof(*c->w));
-	return ret ? ret : c->w ? 0 : -ENOMEM;
+	return c->w ? 0 : -ENOMEM;
 }
 
 R2CC_EXPORT int r2cc_comm_init(struct r2cc_ctx *ctx, struct r2cc_boot *boot,
@@ -255,6 +285,10 @@ R2CC_EXPORT int r2cc_comm_init(struct r2cc_ctx *ctx, struct r2cc_boot *boot,
 	c->ctx = ctx;
 	c->rank = r2cc_boot_rank(boot);
 	c->n = r2cc_boot_size(boot);
+	if (c->rank < 0 || c->n < 1) {
+		free(c);
+		return -EINVAL;
+	}
 	ret = comm_tune(ctx, o.slice_bytes, "R2CC_COLL_SLICE",
 			COLL_SLICE_DEFAULT, R2CC_COLL_SLICE_MIN,
 			R2CC_COLL_SLICE_MAX, &c->slice);
@@ -265,12 +299,10 @@ R2CC_EXPORT int r2cc_comm_init(struct r2cc_ctx *ctx, struct r2cc_boot *boot,
 	if (!ret)
 		ret = comm_tune(ctx, 0, "R2CC_COLL_SETS", COLL_SETS_DEFAULT,
 				COLL_SETS_MIN, COLL_SETS_MAX, &c->sets);
-	if (!ret && (c->rank < 0 || c->n < 1))
-		ret = -EINVAL;
 	if (!ret)
 		ret = coll_view_init(c);
-	if (!ret)
-		ret = comm_algo(c, boot, o.algo, o.flags & R2CC_COMM_MESH);
+	/* from here on, every rank knows whether every other one goes on */
+	ret = comm_algo(c, boot, o.algo, o.flags & R2CC_COMM_MESH, ret);
 	if (!ret && c->n > 1)
 		ret = comm_stage(c);
 	if (!ret && (c->optimal || c->d_auto))

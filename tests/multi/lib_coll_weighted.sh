@@ -10,7 +10,8 @@
 # a pipeline deeper than a connection's open receives runs exact.
 # auto weights them where the engine's schedule model says it pays, and
 # not at the default slicing.  R2CC_ALGO must be valid, R2CC_COLL_SETS
-# in range, and both, with the slicing, the same on every rank.
+# in range, and both, with the slicing and the mesh, the same on every
+# rank; a rank whose own settings are wrong fails every rank at once.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/coll.sh"
 tb_require 4
@@ -109,9 +110,11 @@ coll_cleanup
 coll_refused R2CC_ALGO=bogus 'R2CC_ALGO=bogus: want auto, ring, weighted or optimal' "says what it wants"
 coll_refused R2CC_COLL_SETS=9 'R2CC_COLL_SETS=9: want 2..8' "says the range"
 # disagree ENV0 ENV WANT WHAT: rank 0 started with ENV0, the others with
-# ENV; every rank's r2cc_comm_init() fails with -EINVAL, logging WANT.
+# ENV; every rank's r2cc_comm_init() fails with -EINVAL, logging WANT,
+# and none waits for the others (bounded well below the 120 s the nodes
+# would let it hang).
 disagree() {
-	local port=$((20000 + RANDOM % 20000)) dir i rc pids=()
+	local port=$((20000 + RANDOM % 20000)) dir i rc pids=() t0=$SECONDS
 	dir=$(mktemp -d)
 	for i in 3 2 1 0; do
 		# shellcheck disable=SC2046
@@ -128,6 +131,7 @@ disagree() {
 			grep -q '^setup: Invalid argument' "$dir/$i.log" && echo 1)" \
 			"rank $i, $4: -EINVAL on every rank, naming the disagreement (exit $rc)"
 	done
+	ok "$((SECONDS - t0 <= 60))" "$4: every rank told within $((SECONDS - t0)) s"
 	[ "$_tap_failed" = 0 ] || diag "$(cat "$dir"/*.log)"
 	rm -rf "$dir"
 }
@@ -139,4 +143,16 @@ disagree R2CC_ALGO=ring R2CC_ALGO=weighted \
 disagree R2CC_COLL_SETS=4 R2CC_COLL_SETS=2 \
 	'R2CC_COLL_SETS [24], rank [0-9]'"'"'s [24]: every rank must choose the same' \
 	"rank 0 with 4 slot sets and the others 2"
+# the mesh too: a rank on it waits for connections the others never make
+disagree R2CC_COLL_MESH=1 R2CC_COLL_MESH=0 \
+	'the mesh (R2CC_COMM_MESH or R2CC_COLL_MESH) [01], rank [0-9]'"'"'s [01]: every rank must choose the same' \
+	"rank 0 on the mesh and the others not"
+# one rank's own settings are wrong: it says why, and the others that it
+# could not set up, instead of waiting for it in the bootstrap
+disagree R2CC_ALGO=bogus "" \
+	'R2CC_ALGO=bogus: want\|rank 0 could not set up its side (Invalid argument)' \
+	"rank 0 with a bad R2CC_ALGO, the others fine"
+disagree R2CC_COLL_SLICE=1 "" \
+	'R2CC_COLL_SLICE=1: want\|rank 0 could not set up its side (Invalid argument)' \
+	"rank 0 with a bad R2CC_COLL_SLICE, the others fine"
 tb_finish
