@@ -344,6 +344,9 @@ static int coll_weights(struct r2cc_comm *c)
 
 	if ((!c->weighted && !c->w_auto) || !c->view_valid)
 		return 0;
+	/* auto past the schedule model's reach keeps the ring: no weights */
+	if (!c->weighted && !coll_sched_reaches(c->n))
+		return 0;
 	if (c->w_valid && c->w_seq == c->view_seq)
 		return c->w_uneven;
 	tmp = calloc(3 * (size_t)c->n, sizeof(*tmp));

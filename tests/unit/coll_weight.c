@@ -289,9 +289,42 @@ static void test_sched_choice(void)
 	       big, huge, e1, e2);
 }
 
+/*
+ * Where the schedule model reaches: every n from 3 up to the last whose
+ * single slice of each ring fits COLL_SCHED_WORK, and none past it, the
+ * same boundary at which coll_sched_prefer_weighted() stops asking.
+ */
+static void test_sched_reach(void)
+{
+	uint32_t v[200], w[200];
+	static double t[3 * 200];
+	int n, last = 2, holes = 0, past = 0, k;
+
+	for (n = -1; n <= 4096; n++) {
+		bool in = coll_sched_reaches(n);
+
+		if (in && n == last + 1)
+			last = n;		/* 3, 4, ... without a gap */
+		else if (in)
+			holes++;		/* below 3, or after a gap */
+		past += in &&
+			2 * (size_t)(2 * n - 2) * (size_t)n > COLL_SCHED_WORK;
+	}
+	/* one rank at 1/4 at the last n reached, then one past it */
+	for (k = 0; k < 200; k++)
+		v[k] = k == 1 ? 50000 : 200000;
+	coll_ring_wquant(last + 1, v, w, t);
+	tap_ok(last >= 150 && last < 200 && !holes && !past &&
+	       !coll_sched_reaches(2) && !coll_sched_reaches(last + 1) &&
+	       coll_sched_prefer_weighted(last + 1, v, w, (size_t)1 << 28, 4,
+					  4096, 64, 8) == 0,
+	       "the schedule model reaches 3 to %d ranks, with no gap, and past that auto keeps the ring unasked",
+	       last);
+}
+
 int main(void)
 {
-	tap_plan(12);
+	tap_plan(13);
 	test_healthy();
 	test_bound();
 	test_random();
@@ -299,5 +332,6 @@ int main(void)
 	test_sched_closed();
 	test_sched_figures();
 	test_sched_choice();
+	test_sched_reach();
 	return tap_done();
 }

@@ -3,8 +3,10 @@
 #
 # r2cc-sim speed: the issue's target (1024 GPUs x 10,000 iterations with a
 # random failure trace, all six strategies, under 1 s on one core) and how
-# the cost grows with GPUs, iterations and events.  Pinned to one core
-# with taskset when available; prints the median of RUNS runs (default 5).
+# the cost grows with GPUs, iterations and events; then what choosing a
+# schedule costs the library itself, per call of its model, up to 8192
+# ranks (model-bench).  Pinned to one core with taskset when available;
+# prints the median of RUNS runs (default 5).
 #
 #   tools/sim/bench.sh [path/to/r2cc-sim]
 set -eu
@@ -56,3 +58,11 @@ for iters in 1000 10000 100000 1000000; do
 	printf "iters=%-8d events=%-6s %s s\n" "$iters" \
 		"$(events "${args[@]}")" "$(median "$SIM" "${args[@]}")"
 done
+
+# what the library pays to choose a schedule, per view change and per new
+# allreduce size (the same model code r2cc-sim links)
+bench=$(dirname "$SIM")/sim/model-bench
+if [ -x "$bench" ]; then
+	echo "# the library's schedule choice, per call (lib/coll/model)"
+	"${pin[@]}" "$bench" "$RUNS"
+fi

@@ -516,7 +516,9 @@ int ar_lib_weighted(const double *bw, int n, double bytes)
 	double count = bytes / 4.0;
 	int rc = -1;
 
-	if (mbps) {
+	if (mbps && !coll_sched_reaches(n)) {
+		rc = 0;		/* as auto: the ring, unasked */
+	} else if (mbps) {
 		view_mbps(bw, n, mbps);
 		rc = wquant(coll_ring_wquant, n, mbps, mbps + n);
 		if (rc > 0 && count >= 1.0)

@@ -110,5 +110,12 @@ double coll_sched_time(int n, const double *link, const double *c,
 int coll_sched_prefer_weighted(int n, const uint32_t *mbps, const uint32_t *w,
 			       size_t count, size_t esize, size_t slice,
 			       size_t depth, unsigned int sets);
+/*
+ * Whether the schedule model can weigh the two rings at @n ranks: one
+ * slice of each within COLL_SCHED_WORK (up to about 180 ranks).  Past
+ * that auto keeps the ring unasked, so it needs no weights either (they
+ * cost about 0.1 s at 8192 ranks, tools/sim/bench.sh).
+ */
+bool coll_sched_reaches(int n);
 
 #endif /* R2CC_LIB_COLL_WEIGHT_H */

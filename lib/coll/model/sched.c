@@ -149,6 +149,12 @@ static size_t slices(size_t count, const uint32_t *w, int n, size_t cap)
 	return coll_nslices(most, cap);
 }
 
+bool coll_sched_reaches(int n)
+{
+	return n >= 3 &&
+	       2 * (size_t)(2 * n - 2) * (size_t)n <= COLL_SCHED_WORK;
+}
+
 int coll_sched_prefer_weighted(int n, const uint32_t *mbps, const uint32_t *w,
 			       size_t count, size_t esize, size_t slice,
 			       size_t depth, unsigned int sets)
@@ -157,10 +163,6 @@ int coll_sched_prefer_weighted(int n, const uint32_t *mbps, const uint32_t *w,
 	double *bw, *eq, *cw, top = 0.0, tr, tw;
 	int k, ret;
 
-	if (n < 3 || !cap)
-		return 0;
-	nr = slices(count, NULL, n, cap);
-	nw = slices(count, w, n, cap);
 	/*
 	 * A walk visits every message, 2 (n - 1) n per slice.  Past
 	 * COLL_SCHED_WORK, model fewer, larger slices, the same factor for
@@ -169,9 +171,11 @@ int coll_sched_prefer_weighted(int n, const uint32_t *mbps, const uint32_t *w,
 	 * ring unasked: the weighted ring's one long chain already stalls
 	 * at 32 ranks in the model, whatever the settings tried.
 	 */
-	work = (size_t)(2 * n - 2) * (size_t)n;
-	if (2 * work > COLL_SCHED_WORK)
+	if (!coll_sched_reaches(n) || !cap)
 		return 0;
+	nr = slices(count, NULL, n, cap);
+	nw = slices(count, w, n, cap);
+	work = (size_t)(2 * n - 2) * (size_t)n;
 	if (work * (nr + nw) > COLL_SCHED_WORK) {
 		size_t f = (work * (nr + nw) + COLL_SCHED_WORK - 1) /
 			   COLL_SCHED_WORK;
