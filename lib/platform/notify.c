@@ -37,12 +37,21 @@ static const struct r2cc_state_port *state_slot(const struct r2cc_state_header *
 	return (const void *)((const char *)h->ports + (size_t)k * h->entry_size);
 }
 
+/* What the library reads of a state page slot, all of one moment. */
+struct slot_view {
+	uint32_t dev_index, port;
+	uint64_t incarnation;
+	uint8_t state, flags;
+};
+
 /*
- * A consistent read of slot @k's state, incarnation and flags under the
- * page's sequence counter (the protocol of <linux/r2cc.h>).
+ * A consistent read of slot @k under the page's sequence counter (the
+ * protocol of <linux/r2cc.h>): which port it holds as well as its state,
+ * or a slot given to another port between two reads would pair one
+ * port's incarnation with the other's identity.
  */
 static void state_read(const struct r2cc_state_header *h, uint32_t k,
-		       uint8_t *state, uint8_t *flags, uint64_t *incarnation)
+		       struct slot_view *v)
 {
 	const struct r2cc_state_port *e = state_slot(h, k);
 	uint32_t s;
@@ -51,10 +60,13 @@ static void state_read(const struct r2cc_state_header *h, uint32_t k,
 		s = __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE);
 		if (s & 1)
 			continue;
-		*state = __atomic_load_n(&e->state, __ATOMIC_RELAXED);
-		*flags = __atomic_load_n(&e->flags, __ATOMIC_RELAXED);
-		*incarnation = __atomic_load_n(&e->incarnation,
+		v->dev_index = __atomic_load_n(&e->dev_index,
 					       __ATOMIC_RELAXED);
+		v->port = __atomic_load_n(&e->port, __ATOMIC_RELAXED);
+		v->state = __atomic_load_n(&e->state, __ATOMIC_RELAXED);
+		v->flags = __atomic_load_n(&e->flags, __ATOMIC_RELAXED);
+		v->incarnation = __atomic_load_n(&e->incarnation,
+						 __ATOMIC_RELAXED);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	} while ((s & 1) || __atomic_load_n(&h->seq, __ATOMIC_RELAXED) != s);
 }
@@ -87,17 +99,15 @@ static void kmod_bind(struct r2cc_ctx *ctx)
 			}
 		nic->slot = -1;
 		for (k = 0; h && k < h->nslots; k++) {
-			const struct r2cc_state_port *e = state_slot(h, k);
-			uint8_t state, flags;
-			uint64_t inc;
+			struct slot_view v;
 
-			state_read(h, k, &state, &flags, &inc);
-			if ((flags & R2CC_SLOT_VALID) &&
-			    e->dev_index == (uint32_t)nic->kmod_dev &&
-			    e->port == nic->info.port) {
+			state_read(h, k, &v);
+			if ((v.flags & R2CC_SLOT_VALID) &&
+			    v.dev_index == (uint32_t)nic->kmod_dev &&
+			    v.port == nic->info.port) {
 				nic->slot = (int32_t)k;
-				nic->incarnation = inc;
-				nic->degraded = !!(flags & R2CC_SLOT_DEGRADED);
+				nic->incarnation = v.incarnation;
+				nic->degraded = !!(v.flags & R2CC_SLOT_DEGRADED);
 			}
 		}
 	}
@@ -336,14 +346,13 @@ R2CC_EXPORT int r2cc_nic_is_active(const struct r2cc_ctx *ctx, int i)
 		return -EINVAL;
 	nic = &ctx->nics[i];
 	if (ctx->state && nic->slot >= 0) {
-		uint8_t state, flags;
-		uint64_t inc;
+		struct slot_view v;
 
 		/* A slot now holding another port means ours is gone. */
-		state_read(ctx->state, (uint32_t)nic->slot, &state, &flags,
-			   &inc);
-		return (flags & R2CC_SLOT_VALID) && inc == nic->incarnation &&
-		       state == R2CC_PORT_ACTIVE;
+		state_read(ctx->state, (uint32_t)nic->slot, &v);
+		return (v.flags & R2CC_SLOT_VALID) &&
+		       v.incarnation == nic->incarnation &&
+		       v.state == R2CC_PORT_ACTIVE;
 	}
 	return __atomic_load_n(&nic->state, __ATOMIC_RELAXED) ==
 	       R2CC_NIC_ACTIVE;
