@@ -65,17 +65,6 @@ struct nn_comm {
 
 static pthread_mutex_t cmu = PTHREAD_MUTEX_INITIALIZER;
 static struct nn_comm *comms;
-static int ncomms;
-
-int nn_comms_open(void)
-{
-	int n;
-
-	pthread_mutex_lock(&cmu);
-	n = ncomms;
-	pthread_mutex_unlock(&cmu);
-	return n;
-}
 
 static uint64_t now_ns(void)
 {
@@ -107,10 +96,10 @@ static struct nn_comm *comm_new(uint32_t magic, int dev, struct nn_dev *d,
 	c->magic = magic;
 	c->dev = dev;
 	c->d = d;
+	nn_dev_comm_opened();
 	pthread_mutex_lock(&cmu);
 	c->next = comms;
 	comms = c;
-	ncomms++;
 	pthread_mutex_unlock(&cmu);
 	return c;
 }
@@ -139,10 +128,10 @@ static void comm_free(struct nn_comm *c)
 	for (pp = &comms; *pp; pp = &(*pp)->next)
 		if (*pp == c) {
 			*pp = c->next;
-			ncomms--;
 			break;
 		}
 	pthread_mutex_unlock(&cmu);
+	nn_dev_comm_closed();
 	c->magic = 0;
 	free(c->reqs);
 	free(c);

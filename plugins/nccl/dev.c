@@ -43,6 +43,23 @@ struct nn_nctx {
 #define NCTX_MAGIC 0x72326e63u
 static struct nn_nctx *nctxs;
 
+/* comms open on any device (comm.c), under mu */
+static int ncomms;
+
+void nn_dev_comm_opened(void)
+{
+	pthread_mutex_lock(&mu);
+	ncomms++;
+	pthread_mutex_unlock(&mu);
+}
+
+void nn_dev_comm_closed(void)
+{
+	pthread_mutex_lock(&mu);
+	ncomms--;
+	pthread_mutex_unlock(&mu);
+}
+
 nn_result_t nn_errno(int err)
 {
 	switch (err) {
@@ -464,7 +481,7 @@ nn_result_t nn_finalize(void *ctx)
 	}
 	x->magic = 0;
 	free(x);
-	if (!nctxs && !nn_comms_open()) {
+	if (!nctxs && !ncomms) {
 		for (i = 0; i < ndev; i++)
 			if (devs[i].ctx && !r2cc_ctx_destroy(devs[i].ctx))
 				devs[i].ctx = NULL;

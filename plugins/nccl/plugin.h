@@ -92,7 +92,11 @@ nn_result_t nn_test(void *request, int *done, int *sizes);
 nn_result_t nn_close_send(void *send_comm);
 nn_result_t nn_close_recv(void *recv_comm);
 nn_result_t nn_close_listen(void *listen_comm);
-/* Comms still open: finalize leaves the contexts while there are some. */
-int nn_comms_open(void);
+/*
+ * dev.c counts the comms open (comm.c tells it of each one made and
+ * closed): finalize leaves the contexts while there are some.
+ */
+void nn_dev_comm_opened(void);
+void nn_dev_comm_closed(void);
 
 #endif /* R2CC_NCCL_PLUGIN_H */
