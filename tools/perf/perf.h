@@ -195,6 +195,7 @@ struct perf {
 int perf_coll_run(struct perf *p);
 const char *perf_coll_name(enum perf_coll k);
 
+/* die.c: give up with one line naming this rank (rank_g, -1 until known) */
 extern int rank_g;
 void die_op(const char *fn, int ret, const char *what)
 	__attribute__((noreturn));

@@ -17,35 +17,12 @@
  */
 #include <errno.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <r2cc/bootstrap.h>
 
 #include "perf.h"
-
-int rank_g = -1;
-
-void die_op(const char *fn, int ret, const char *what)
-{
-	fprintf(stderr, PERF_NAME ": rank %d: %s%s%s%s: %s\n", rank_g, fn,
-		what ? " (" : "", what ? what : "", what ? ")" : "",
-		strerror(-ret));
-	exit(1);
-}
-
-void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PERF_NAME ": rank %d: ", rank_g);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
 
 static void check_stuck(const struct perf *p, double now, double last,
 			const char *what)
