@@ -86,6 +86,24 @@ xfer_cleanup() {
 	rm -rf "$XF_DIR"
 }
 
+# xfer_ticks RANK: the progress ticks the rank has printed so far: marks a
+# moment (the end of a fault) for xfer_carries_since.
+xfer_ticks() {
+	grep -c '^tick ' "$XF_DIR/$1.log"
+}
+
+# xfer_carries_since RANK RAIL N: after the first N ticks, two ticks in a
+# row show the rail up and its bytes growing: it is in service after that
+# moment, whether or not a tick ever caught it down (a rail that fails
+# and comes back between two ticks, 0.5 s apart, never shows down).
+xfer_carries_since() {
+	awk -v r="$2" -v n="$3" '$1 == "tick" {
+		t++; s = $(3 + 2 * r); b = $(4 + 2 * r)
+		if (t > n && s == 1 && up && b > last) ok = 1
+		up = t > n && s == 1; last = b }
+		END { exit !ok }' "$XF_DIR/$1.log"
+}
+
 # xfer_returned RANK RAIL: after the rail was last seen down, a later
 # progress tick shows it up and carrying more bytes (--ticks output).
 xfer_returned() {
