@@ -87,14 +87,14 @@ int main(void)
 {
 	struct nl_sock *sk, *mc;
 	int dev, grp, ret, i, st, sysfs_ports;
+	unsigned int port;
+	char name[64];
 	pid_t pid;
 	FILE *f;
 
 	if (geteuid())
 		tap_skip_all("needs root");
-	dev = r2cc_dev_index("rxe0");
-	if (dev < 0)
-		tap_skip_all("r2cc.ko not loaded or no rxe0");
+	dev = r2cc_test_dev(name, sizeof(name), &port);
 	sk = nl_socket_alloc();
 	mc = nl_socket_alloc();
 	if (genl_connect(sk) || genl_connect(mc))
@@ -129,25 +129,25 @@ int main(void)
 	nl_socket_modify_cb(mc, NL_CB_VALID, NL_CB_CUSTOM, on_event, NULL);
 	tap_ok(nl_socket_add_membership(mc, grp) == 0, "joined %s",
 	       R2CC_GENL_MCGRP_EVENTS);
-	tap_ok(nl_inject(sk, dev, 1, R2CC_EV_PORT_DOWN, 0) == 0,
+	tap_ok(nl_inject(sk, dev, port, R2CC_EV_PORT_DOWN, 0) == 0,
 	       "INJECT down over netlink");
 	for (i = 0; i < 20 && !got_event; i++)
 		nl_recvmsgs_default(mc);
 	tap_ok(got_event && event.kind == R2CC_EV_PORT_DOWN &&
-	       event.dev_index == (__u32)dev && event.port == 1 &&
+	       event.dev_index == (__u32)dev && event.port == port &&
 	       (event.flags & R2CC_EVF_INJECTED),
 	       "the events group carries the record (seq %llu)",
 	       (unsigned long long)event.seq);
-	tap_ok(nl_inject(sk, dev, 1, R2CC_EV_PORT_UP, 0) == 0, "INJECT up");
+	tap_ok(nl_inject(sk, dev, port, R2CC_EV_PORT_UP, 0) == 0, "INJECT up");
 
-	ret = nl_inject(sk, dev, 1, -1, 0);
+	ret = nl_inject(sk, dev, port, -1, 0);
 	tap_ok(ret == -NLE_INVAL, "INJECT without a kind: EINVAL (%s)",
 	       nl_geterror(ret));
-	ret = nl_inject(sk, dev, 1, 0x7fff, 0);
+	ret = nl_inject(sk, dev, port, 0x7fff, 0);
 	tap_ok(ret == -NLE_RANGE,
 	       "INJECT with an out-of-range kind: ERANGE (%s)",
 	       nl_geterror(ret));
-	ret = nl_inject(sk, dev, 1, R2CC_EV_PORT_DOWN, 1);
+	ret = nl_inject(sk, dev, port, R2CC_EV_PORT_DOWN, 1);
 	/* Attribute length errors are EINVAL or ERANGE by kernel version. */
 	tap_ok(ret == -NLE_INVAL || ret == -NLE_RANGE,
 	       "INJECT with a u8 device index is refused (%s)",
@@ -164,7 +164,7 @@ int main(void)
 		u = nl_socket_alloc();
 		if (genl_connect(u))
 			_exit(3);
-		_exit(nl_inject(u, dev, 1, R2CC_EV_PORT_DOWN, 0) == -NLE_PERM ?
+		_exit(nl_inject(u, dev, port, R2CC_EV_PORT_DOWN, 0) == -NLE_PERM ?
 		      0 : 1);
 	}
 	waitpid(pid, &st, 0);

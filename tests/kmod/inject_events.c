@@ -3,7 +3,8 @@
  * Snapshot, then injected events: records arrive with consecutive
  * sequence numbers after the snapshot's, the right fields and flags, poll
  * wakes, every subscriber gets every record, filters work, and the state
- * page and sysfs follow.  Needs root and rxe0; leaves rxe0 port 1 ACTIVE.
+ * page and sysfs follow.  Needs root and an RDMA device with an ACTIVE
+ * port (r2cc_test_dev()); leaves that port ACTIVE.
  */
 #include <stdint.h>
 #include <sys/mman.h>
@@ -13,7 +14,7 @@
 #define NSUBS 4
 
 static int state_page_port(const struct r2cc_state_header *h, int dev,
-			   struct r2cc_state_port *out)
+			   unsigned int port, struct r2cc_state_port *out)
 {
 	__u32 s, i;
 
@@ -25,24 +26,19 @@ static int state_page_port(const struct r2cc_state_header *h, int dev,
 		for (i = 0; i < h->nslots; i++)
 			if ((h->ports[i].flags & R2CC_SLOT_VALID) &&
 			    h->ports[i].dev_index == (__u32)dev &&
-			    h->ports[i].port == 1)
+			    h->ports[i].port == port)
 				*out = h->ports[i];
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	} while ((s & 1) || __atomic_load_n(&h->seq, __ATOMIC_RELAXED) != s);
 	return out->flags & R2CC_SLOT_VALID;
 }
 
-static char *sysfs_str(const char *path, char *buf, size_t len)
+/* The path of attribute @attr of port @port of device @dev, in @buf. */
+static const char *port_attr(char *buf, size_t len, const char *dev,
+			     unsigned int port, const char *attr)
 {
-	FILE *f = fopen(path, "r");
-
-	buf[0] = '\0';
-	if (f) {
-		if (!fgets(buf, (int)len, f))
-			buf[0] = '\0';
-		fclose(f);
-	}
-	buf[strcspn(buf, "\n")] = '\0';
+	snprintf(buf, len, "/sys/kernel/r2cc/devices/%s/ports/%u/%s", dev,
+		 port, attr);
 	return buf;
 }
 
@@ -56,7 +52,8 @@ int main(void)
 	struct r2cc_state_port sp;
 	struct r2cc_event ev, ev2;
 	long long downs0, downs1;
-	char buf[64];
+	char buf[64], name[64], path[320];
+	unsigned int port;
 	__u64 seq0;
 
 	if (geteuid())
@@ -64,9 +61,7 @@ int main(void)
 	for (i = 0; i < NSUBS; i++)
 		fds[i] = r2cc_open_dev(0);
 	ffd = r2cc_open_dev(0);
-	dev = r2cc_dev_index("rxe0");
-	if (dev < 0)
-		tap_skip_all("no rxe0");
+	dev = r2cc_test_dev(name, sizeof(name), &port);
 	tap_plan(19);
 
 	snap.ports = (uintptr_t)info;
@@ -75,15 +70,15 @@ int main(void)
 	for (i = 1; i < NSUBS; i++)
 		r2cc_drain(fds[i]);
 	for (i = 0, ok = 0; i < (int)snap.count && i < 64; i++)
-		if (info[i].dev_index == (__u32)dev && info[i].port == 1 &&
+		if (info[i].dev_index == (__u32)dev && info[i].port == port &&
 		    info[i].state == R2CC_PORT_ACTIVE &&
-		    !strcmp(info[i].dev_name, "rxe0"))
+		    !strcmp(info[i].dev_name, name))
 			ok = 1;
-	tap_ok(ok, "snapshot shows rxe0 port 1 ACTIVE");
+	tap_ok(ok, "snapshot shows %s port %u ACTIVE", name, port);
 	tap_ok(r2cc_read_one(fds[0], &ev, 0) == 0,
 	       "nothing queued right after the snapshot");
 
-	/* Only PORT_UP records for rxe0 on the filtered subscriber. */
+	/* Only PORT_UP records for the device on the filtered subscriber. */
 	filt.kinds = 1ULL << R2CC_EV_PORT_UP;
 	filt.ndevs = 1;
 	filt.devs[0] = dev;
@@ -96,9 +91,10 @@ int main(void)
 	tap_ok(h && h->version == R2CC_ABI_VERSION &&
 	       h->entry_size == sizeof(struct r2cc_state_port),
 	       "state page mapped");
-	downs0 = r2cc_sysfs_num("/sys/kernel/r2cc/devices/rxe0/ports/1/down_events");
+	downs0 = r2cc_sysfs_num(port_attr(path, sizeof(path), name, port,
+					  "down_events"));
 
-	tap_ok(r2cc_inject(fds[0], dev, 1, R2CC_EV_PORT_DOWN) == 0,
+	tap_ok(r2cc_inject(fds[0], dev, port, R2CC_EV_PORT_DOWN) == 0,
 	       "inject down");
 	for (i = 0, ok = 1; i < NSUBS; i++) {
 		got = r2cc_read_one(fds[i], &ev, 2000);
@@ -108,26 +104,30 @@ int main(void)
 	       (unsigned long long)seq0 + 1);
 	tap_ok(ev.size == sizeof(ev) && ev.version == R2CC_ABI_VERSION &&
 	       ev.kind == R2CC_EV_PORT_DOWN && ev.flags == R2CC_EVF_INJECTED &&
-	       ev.dev_index == (__u32)dev && ev.port == 1 &&
+	       ev.dev_index == (__u32)dev && ev.port == port &&
 	       ev.old_state == R2CC_PORT_ACTIVE &&
 	       ev.new_state == R2CC_PORT_DOWN &&
-	       !strcmp(ev.dev_name, "rxe0") && ev.time_ns > 0 &&
+	       !strcmp(ev.dev_name, name) && ev.time_ns > 0 &&
 	       !ev.reason && !ev.error_rate &&
 	       ev.old_bandwidth_mbps == ev.bandwidth_mbps,
-	       "record: kind DOWN, injected, ACTIVE -> DOWN, rxe0 port 1");
-	tap_ok(h && state_page_port(h, dev, &sp) &&
+	       "record: kind DOWN, injected, ACTIVE -> DOWN, %s port %u", name,
+	       port);
+	tap_ok(h && state_page_port(h, dev, port, &sp) &&
 	       sp.state == R2CC_PORT_DOWN && sp.last_change_ns == ev.time_ns,
 	       "state page shows DOWN");
-	tap_ok(!strcmp(sysfs_str("/sys/kernel/r2cc/devices/rxe0/ports/1/state",
-				 buf, sizeof(buf)), "DOWN"),
+	tap_ok(!strcmp(r2cc_sysfs_str(port_attr(path, sizeof(path), name, port,
+						"state"), buf, sizeof(buf)),
+		       "DOWN"),
 	       "sysfs state is DOWN");
-	downs1 = r2cc_sysfs_num("/sys/kernel/r2cc/devices/rxe0/ports/1/down_events");
+	downs1 = r2cc_sysfs_num(port_attr(path, sizeof(path), name, port,
+					  "down_events"));
 	tap_ok(downs1 == downs0 + 1, "sysfs down_events %lld -> %lld",
 	       downs0, downs1);
 	tap_ok(r2cc_read_one(ffd, &ev2, 100) == 0,
 	       "the filtered subscriber did not get the DOWN");
 
-	tap_ok(r2cc_inject(fds[0], dev, 1, R2CC_EV_PORT_UP) == 0, "inject up");
+	tap_ok(r2cc_inject(fds[0], dev, port, R2CC_EV_PORT_UP) == 0,
+	       "inject up");
 	for (i = 0, ok = 1; i < NSUBS; i++) {
 		got = r2cc_read_one(fds[i], &ev, 2000);
 		ok &= got == 1 && ev.seq == seq0 + 2 &&
@@ -139,7 +139,7 @@ int main(void)
 	tap_ok(r2cc_read_one(ffd, &ev2, 2000) == 1 &&
 	       ev2.kind == R2CC_EV_PORT_UP && ev2.seq == seq0 + 2,
 	       "the filtered subscriber got the UP");
-	tap_ok(h && state_page_port(h, dev, &sp) &&
+	tap_ok(h && state_page_port(h, dev, port, &sp) &&
 	       sp.state == R2CC_PORT_ACTIVE && sp.bandwidth_mbps ==
 	       ev.bandwidth_mbps, "state page shows ACTIVE, %llu Mbit/s",
 	       (unsigned long long)sp.bandwidth_mbps);
@@ -155,9 +155,9 @@ int main(void)
 		ssize_t n;
 
 		for (i = 0; i < 3; i++)
-			r2cc_inject(fds[0], dev, 1, i % 2 ? R2CC_EV_PORT_UP :
-						       R2CC_EV_PORT_DOWN);
-		r2cc_inject(fds[0], dev, 1, R2CC_EV_PORT_UP);
+			r2cc_inject(fds[0], dev, port,
+				    i % 2 ? R2CC_EV_PORT_UP : R2CC_EV_PORT_DOWN);
+		r2cc_inject(fds[0], dev, port, R2CC_EV_PORT_UP);
 		n = read(fds[3], many, sizeof(many));
 		tap_ok(n > 0 && n % sizeof(struct r2cc_event) == 0,
 		       "one read returns %zd whole records",

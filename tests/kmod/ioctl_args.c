@@ -4,7 +4,7 @@
  * and hostile arguments, and the size rules that let structures grow
  * (an older, shorter caller and a newer, longer one); short, non-blocking
  * and faulting reads; mmap permissions; inject without CAP_NET_ADMIN.
- * Needs root, rxe0 present.
+ * Needs root and an RDMA device with an ACTIVE port (r2cc_test_dev()).
  */
 #include <stdint.h>
 #include <sys/mman.h>
@@ -37,6 +37,8 @@ int main(void)
 	unsigned char vbuf[64];
 	__u64 seq;
 	int fd, dev, st, i, ok;
+	unsigned int port;
+	char name[64];
 	char small[8];
 	void *map;
 	pid_t pid;
@@ -44,9 +46,7 @@ int main(void)
 	if (geteuid())
 		tap_skip_all("needs root");
 	fd = r2cc_open_dev(O_NONBLOCK);
-	dev = r2cc_dev_index("rxe0");
-	if (dev < 0)
-		tap_skip_all("no rxe0");
+	dev = r2cc_test_dev(name, sizeof(name), &port);
 	tap_plan(49);
 
 	/* VERSION */
@@ -161,20 +161,21 @@ int main(void)
 	       "INJECT unknown device: ENODEV");
 	tap_ok(r2cc_inject(fd, dev, 0, R2CC_EV_PORT_DOWN) == -EINVAL,
 	       "INJECT port 0: EINVAL");
-	tap_ok(r2cc_inject(fd, dev, 2, R2CC_EV_PORT_DOWN) == -EINVAL,
+	tap_ok(r2cc_inject(fd, dev, r2cc_test_last_port(name) + 1,
+			   R2CC_EV_PORT_DOWN) == -EINVAL,
 	       "INJECT port out of range: EINVAL");
-	tap_ok(r2cc_inject(fd, dev, 1, R2CC_EV_GID_CHANGE) == -EINVAL,
+	tap_ok(r2cc_inject(fd, dev, port, R2CC_EV_GID_CHANGE) == -EINVAL,
 	       "INJECT kind that cannot be injected: EINVAL");
-	tap_ok(r2cc_inject(fd, dev, 1, 0xffff) == -EINVAL,
+	tap_ok(r2cc_inject(fd, dev, port, 0xffff) == -EINVAL,
 	       "INJECT kind 0xffff: EINVAL");
-	tap_ok(r2cc_inject(fd, dev, 1, R2CC_EV_DEVICE_FATAL) == -EINVAL,
+	tap_ok(r2cc_inject(fd, dev, port, R2CC_EV_DEVICE_FATAL) == -EINVAL,
 	       "INJECT DEVICE_FATAL with a port: EINVAL");
-	tap_ok(r2cc_inject(fd, dev, 1, R2CC_EV_PORT_UP) == -EALREADY,
+	tap_ok(r2cc_inject(fd, dev, port, R2CC_EV_PORT_UP) == -EALREADY,
 	       "INJECT up on an ACTIVE port: EALREADY");
 	memset(&inj, 0, sizeof(inj));
 	inj.size = sizeof(inj);
 	inj.dev_index = dev;
-	inj.port = 1;
+	inj.port = port;
 	inj.kind = R2CC_EV_PORT_DOWN;
 	inj.reserved0 = 1;
 	tap_ok(ioc(fd, R2CC_IOC_INJECT, &inj) == -EINVAL,
@@ -191,7 +192,7 @@ int main(void)
 		/* Keep the open file, lose the privilege. */
 		if (setgid(65534) || setuid(65534))
 			_exit(2);
-		_exit(r2cc_inject(fd, dev, 1, R2CC_EV_PORT_DOWN) == -EPERM ?
+		_exit(r2cc_inject(fd, dev, port, R2CC_EV_PORT_DOWN) == -EPERM ?
 		      0 : 1);
 	}
 	waitpid(pid, &st, 0);
@@ -206,8 +207,8 @@ int main(void)
 	       "non-blocking read with nothing queued: EAGAIN");
 
 	/* A failed copy loses nothing: the records are there afterwards. */
-	r2cc_inject(fd, dev, 1, R2CC_EV_PORT_DOWN);
-	r2cc_inject(fd, dev, 1, R2CC_EV_PORT_UP);
+	r2cc_inject(fd, dev, port, R2CC_EV_PORT_DOWN);
+	r2cc_inject(fd, dev, port, R2CC_EV_PORT_UP);
 	tap_ok(read(fd, badptr, sizeof(ev)) < 0 && errno == EFAULT,
 	       "read into a bad pointer: EFAULT");
 	tap_ok(r2cc_read_one(fd, &ev, 0) == 1 &&
@@ -215,7 +216,7 @@ int main(void)
 	       r2cc_read_one(fd, &ev, 0) == 1 &&
 	       ev.kind == R2CC_EV_PORT_UP && ev.seq == seq + 1,
 	       "after EFAULT both records still come, in order");
-	r2cc_inject(fd, dev, 1, R2CC_EV_PORT_DOWN);
+	r2cc_inject(fd, dev, port, R2CC_EV_PORT_DOWN);
 	snap.size = sizeof(snap);
 	snap.count = 64;
 	snap.ports = (uintptr_t)BADPTR;
@@ -223,7 +224,7 @@ int main(void)
 	       r2cc_read_one(fd, &ev, 0) == 1 &&
 	       ev.kind == R2CC_EV_PORT_DOWN,
 	       "a SNAPSHOT that faulted discards no record");
-	r2cc_inject(fd, dev, 1, R2CC_EV_PORT_UP);
+	r2cc_inject(fd, dev, port, R2CC_EV_PORT_UP);
 	snap.ports = (uintptr_t)info;
 	tap_ok(ioc(fd, R2CC_IOC_SNAPSHOT, &snap) == 0 &&
 	       r2cc_read_one(fd, &ev, 0) == 0,

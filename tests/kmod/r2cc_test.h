@@ -3,6 +3,7 @@
 #ifndef R2CC_TESTS_KMOD_H
 #define R2CC_TESTS_KMOD_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/r2cc.h>
@@ -45,6 +46,136 @@ static inline int r2cc_dev_index(const char *name)
 	if (fscanf(f, "%d", &idx) != 1)
 		idx = -1;
 	fclose(f);
+	return idx;
+}
+
+/* The first line of a sysfs file into @buf, without its newline; "" if none. */
+static inline char *r2cc_sysfs_str(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = '\0';
+	if (f) {
+		if (!fgets(buf, (int)len, f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+static inline int r2cc_test_port_active(const char *dev, unsigned int port)
+{
+	char path[512], st[32];
+
+	snprintf(path, sizeof(path),
+		 "/sys/kernel/r2cc/devices/%s/ports/%u/state", dev, port);
+	return !strcmp(r2cc_sysfs_str(path, st, sizeof(st)), "ACTIVE");
+}
+
+/* The highest port number @dev has, or 0. */
+static inline unsigned int r2cc_test_last_port(const char *dev)
+{
+	char path[512];
+	unsigned int last = 0, p;
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/sys/kernel/r2cc/devices/%s/ports", dev);
+	d = opendir(path);
+	while (d && (e = readdir(d)))
+		if (sscanf(e->d_name, "%u", &p) == 1 && p > last)
+			last = p;
+	if (d)
+		closedir(d);
+	return last;
+}
+
+/* The lowest port of @dev that is ACTIVE, or 0. */
+static inline unsigned int r2cc_test_first_port(const char *dev)
+{
+	char path[512];
+	unsigned int best = 0, p;
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/sys/kernel/r2cc/devices/%s/ports", dev);
+	d = opendir(path);
+	while (d && (e = readdir(d)))
+		if (sscanf(e->d_name, "%u", &p) == 1 && p &&
+		    (!best || p < best) && r2cc_test_port_active(dev, p))
+			best = p;
+	if (d)
+		closedir(d);
+	return best;
+}
+
+/*
+ * The device and port a test acts on, as r2cc.ko knows them: the one
+ * $R2CC_TEST_DEV names ("dev" or "dev:port", the lowest ACTIVE port when
+ * none is given), else the first device by name with an ACTIVE port, and
+ * that port.  The name goes to @name (@len bytes), the port to *@port;
+ * returns the device's index.  The test is skipped only when r2cc.ko is
+ * not loaded or the node has no RDMA device at all; a device that is
+ * named but unknown, or no ACTIVE port anywhere, fails it: on a node with
+ * NICs, a test that cannot find one is not a pass.
+ */
+static inline int r2cc_test_dev(char *name, size_t len, unsigned int *port)
+{
+	const char *want = getenv("R2CC_TEST_DEV");
+	char best[256] = "", tried[256] = "";
+	unsigned int p = 0;
+	struct dirent *e;
+	int idx, ndev = 0;
+	DIR *d;
+
+	d = opendir("/sys/kernel/r2cc/devices");
+	if (!d)
+		tap_skip_all("r2cc.ko not loaded (no /sys/kernel/r2cc)");
+	while ((e = readdir(d))) {
+		unsigned int q;
+
+		if (e->d_name[0] == '.')
+			continue;
+		ndev++;
+		snprintf(tried, sizeof(tried), "%s", e->d_name);
+		if (want && *want)
+			continue;
+		q = r2cc_test_first_port(e->d_name);
+		if (q && (!best[0] || strcmp(e->d_name, best) < 0)) {
+			snprintf(best, sizeof(best), "%s", e->d_name);
+			p = q;
+		}
+	}
+	closedir(d);
+	if (!ndev)
+		tap_skip_all("no RDMA device on this node");
+	if (want && *want) {
+		size_t n = strcspn(want, ":");
+
+		snprintf(best, sizeof(best), "%.*s", (int)n, want);
+		p = want[n] ? (unsigned int)strtoul(want + n + 1, NULL, 10) :
+			      r2cc_test_first_port(best);
+		if (r2cc_dev_index(best) < 0 || !p ||
+		    !r2cc_test_port_active(best, p)) {
+			printf("Bail out! R2CC_TEST_DEV=%s: not a device with an ACTIVE port r2cc.ko knows\n",
+			       want);
+			exit(KSFT_FAIL);
+		}
+	}
+	if (!best[0]) {
+		printf("Bail out! %d RDMA devices (%s, ...), none with an ACTIVE port\n",
+		       ndev, tried);
+		exit(KSFT_FAIL);
+	}
+	idx = r2cc_dev_index(best);
+	if (idx < 0) {
+		printf("Bail out! %s: no index in /sys/kernel/r2cc\n", best);
+		exit(KSFT_FAIL);
+	}
+	snprintf(name, len, "%s", best);
+	*port = p;
+	printf("# device %s port %u (index %d)\n", best, p, idx);
 	return idx;
 }
 
