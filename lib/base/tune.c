@@ -8,7 +8,7 @@
 
 /* @val, else $@env, else @def; what $@env says must lie in [@lo, @hi]. */
 int tune_u32(struct r2cc_ctx *ctx, uint32_t val, const char *env,
-		         uint32_t def, uint32_t lo, uint32_t hi, uint32_t *out)
+	     uint32_t def, uint32_t lo, uint32_t hi, uint32_t *out)
 {
 	const char *s = getenv(env);
 	unsigned long long v;
