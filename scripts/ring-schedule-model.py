@@ -35,7 +35,7 @@ import sys
 
 
 def chunk_sent(n, r, t):
-    """The chunk rank r sends at step t of an allreduce (coll_plan.c)."""
+    """The chunk rank r sends at step t of an allreduce (lib/coll/plan.c)."""
     if t < n - 1:
         return (r - 1 - t) % n
     return (r - (t - (n - 1))) % n

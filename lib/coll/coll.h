@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR MIT */
 /*
  * Layer 7, collectives, on top of the data API (r2cc_isend, r2cc_irecv,
- * r2cc_test): element arithmetic (coll_reduce.c), each rank's program of
- * steps (coll_plan.c), the communicator (coll_comm.c), the engine that
- * runs programs over the ring (coll_run.c) and the latency-bound
+ * r2cc_test): element arithmetic (reduce.c), each rank's program of
+ * steps (plan.c), the communicator (comm.c), the engine that
+ * runs programs over the ring (run.c) and the latency-bound
  * programs over a mesh for small allreduces, broadcasts and reduces
- * (coll_rd.c).  Nothing below calls up here.
+ * (rd.c).  Nothing below calls up here.
  */
 #ifndef R2CC_LIB_COLL_H
 #define R2CC_LIB_COLL_H
@@ -42,7 +42,7 @@ enum coll_kind {
 	COLL_BROADCAST,
 	COLL_REDUCE,
 	COLL_BARRIER,
-	COLL_P2P,	/* sends and receives on the mesh (coll_p2p.c) */
+	COLL_P2P,	/* sends and receives on the mesh (p2p.c) */
 };
 
 enum coll_src {
@@ -86,14 +86,14 @@ int coll_nchunks(enum coll_kind kind, int n);
 void coll_chunk(size_t count, int nchunks, int c, size_t *off, size_t *len);
 
 /*
- * Whose view value (coll_view.c) the message of @step carries: the one
+ * Whose view value (view.c) the message of @step carries: the one
  * @rank sends (@send) or receives.  Ring kinds pass every rank's value
  * around the ring, one value per step; chains carry none (-1).
  */
 int coll_view_rank(enum coll_kind kind, int rank, int n, int step, bool send);
 
 /*
- * The latency-bound algorithms (coll_rd.c), for messages small enough
+ * The latency-bound algorithms (rd.c), for messages small enough
  * that the per-message latency dominates: allreduce by recursive
  * doubling, in ceil(log2 n) exchanges rather than the ring's 2 (n - 1)
  * steps, and broadcast and reduce by binomial trees, ceil(log2 n) steps
@@ -158,7 +158,7 @@ extern const struct coll_algo_ops coll_rd_ops;
 extern const struct coll_algo_ops coll_direct_ops;
 
 /*
- * How the optimal allreduce (coll_direct.c) reaches the mesh's
+ * How the optimal allreduce (direct.c) reaches the mesh's
  * connections to and from rank @peer: the transport's calls, or a
  * simulated network (tests/unit/coll_direct.c).
  */
@@ -206,7 +206,7 @@ struct coll_hdr {
  * "The engine's schedule").
  */
 /*
- * auto's choices kept per view (coll_run.c): a training loop allreduces a
+ * auto's choices kept per view (run.c): a training loop allreduces a
  * few bucket sizes over and over.
  */
 #define COLL_PICKS	16u
@@ -244,9 +244,9 @@ struct r2cc_comm {
 	struct r2cc_coll *all;		/* every request not yet freed */
 	uint32_t seq;
 	uint64_t done;			/* collectives completed */
-	uint64_t done_rd;		/* of them, by coll_rd.c's programs */
+	uint64_t done_rd;		/* of them, by rd.c's programs */
 	int err;			/* sticks */
-	/* the agreed view (coll_view.c) */
+	/* the agreed view (view.c) */
 	int nnics;
 	uint64_t *nic_mbps;		/* each NIC's bandwidth, at init */
 	uint32_t *view;			/* every rank's usable bandwidth */
@@ -260,7 +260,7 @@ struct r2cc_comm {
 	 */
 	struct r2cc_conn **to, **from;
 	struct r2cc_conn **cto, **cfrom;
-	size_t rd_max;			/* up to this many bytes: coll_rd.c */
+	size_t rd_max;			/* up to this many bytes: rd.c */
 	/*
 	 * The weighted ring: forced (R2CC_ALGO=weighted) or left to the
 	 * schedule model (auto), and the view's weights.
@@ -288,7 +288,7 @@ struct r2cc_comm {
 	bool optimal;
 	/*
 	 * auto on the mesh: whether it may run the optimal allreduce, and
-	 * whether it does for the view of collective d_seq (coll_run.c).
+	 * whether it does for the view of collective d_seq (run.c).
 	 */
 	bool d_auto;
 	bool d_pick;

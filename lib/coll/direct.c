@@ -8,7 +8,7 @@
  * sends the result to every other rank.  A rank with share p_r of D moves
  * (1 + (n - 2) p_r) D each way, so the shares can make every rank finish
  * together and reach the R2CCL paper's lower bound for a degraded node
- * (coll_weight.c), where the ring makes the slowest rank pace the others.
+ * (model/weight.c), where the ring makes the slowest rank pace the others.
  * It takes two message latencies where the ring takes 2 (n - 1), and
  * n - 1 connections each way per rank where the ring takes one: it is
  * meant for tens of ranks, not thousands.
@@ -18,7 +18,7 @@
  * sender's own share (its results): both ends know the sequence, and the
  * transport matches messages in order.  Every share has at least one
  * slice, empty if need be, so every rank hears from every other and the
- * headers carry every rank's view value (coll_view.c) as the ring's do.
+ * headers carry every rank's view value (view.c) as the ring's do.
  *
  * Slots: dwin per peer each way.  A contribution stays in its receive
  * slot until its slice is reduced; a result is copied out on arrival.

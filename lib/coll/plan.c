@@ -103,7 +103,7 @@ int coll_plan(enum coll_kind kind, int rank, int n, int root,
 		return chain(mod(rank - root, n), n, ACT_COPY, st);
 	case COLL_REDUCE:
 		return chain(mod(rank - root - 1, n), n, ACT_REDUCE, st);
-	case COLL_P2P:	/* no ring program: coll_p2p.c */
+	case COLL_P2P:	/* no ring program: p2p.c */
 		break;
 	}
 	return 0;

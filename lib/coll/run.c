@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
 /*
- * The collective engine: runs each rank's program (coll_plan.c) over the
+ * The collective engine: runs each rank's program (plan.c) over the
  * ring, one collective after another in the order they were issued.
  *
  * Every chunk is cut into the same number of slices, so every step moves
@@ -433,7 +433,7 @@ static int coll_pick_direct(struct r2cc_comm *c, uint32_t seq)
 /*
  * Fix a ring collective's geometry when it starts, not when it is issued:
  * every rank has adopted the same view when the same collective starts
- * (coll_view.c), but at issue an earlier one may still be running here
+ * (view.c), but at issue an earlier one may still be running here
  * and have finished there.  An allreduce takes the view's weights.
  */
 static int ring_start(struct r2cc_coll *q)

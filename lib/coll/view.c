@@ -17,7 +17,7 @@
  * before j.  No clock and no extra message is involved; a change reaches
  * every rank within one ring collective of the call that first saw it.
  * Chains (broadcast, reduce) and allreduces by recursive doubling
- * (coll_rd.c) carry no view and leave it as it was.
+ * (rd.c) carry no view and leave it as it was.
  */
 #include <errno.h>
 #include <stdlib.h>

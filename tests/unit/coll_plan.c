@@ -182,7 +182,7 @@ struct link {
 	int head, tail;
 };
 
-/* An allreduce's chunk weights (coll_weight.c), or NULL: equal chunks. */
+/* An allreduce's chunk weights (lib/coll/model/weight.c), or NULL: equal. */
 static const uint32_t *sim_w;
 
 /* One collective on @n simulated ranks, element = int64 sum-able. */
@@ -437,7 +437,7 @@ static void test_chunks(void)
 }
 
 /*
- * The view values (coll_view.c) over every ring kind's programs: each send
+ * The view values (lib/coll/view.c) over every ring kind's programs: each send
  * carries a value its rank already holds, the receiver expects the value
  * the sender sent, a value coming back is the one that left, and at the
  * end every rank holds every rank's value.  Chains carry none.
@@ -496,7 +496,7 @@ static void test_view(void)
 }
 
 /*
- * The latency-bound programs (coll_rd.c), 2..32 ranks, run pairwise: a
+ * The latency-bound programs (lib/coll/rd.c), 2..32 ranks, run pairwise: a
  * step completes only when its partner's matching step runs (as a send
  * waits for its receive).  Each partial is the set of ranks in it and a
  * fingerprint of the order they were combined in, lower rank first, as

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later OR MIT */
 /*
- * The weighted ring's cost model (coll_weight.c), on its own so that
+ * The weighted ring's cost model (weight.c), on its own so that
  * r2cc-sim (tools/sim) can link the very code the library runs.
  */
 #ifndef R2CC_LIB_COLL_WEIGHT_H
@@ -39,7 +39,7 @@ void coll_chunk_w(size_t count, const uint32_t *w, int c, size_t *off,
 		  size_t *len);
 
 /*
- * The optimal allreduce (coll_direct.c, R2CC_ALGO=optimal): every rank
+ * The optimal allreduce (coll/direct.c, R2CC_ALGO=optimal): every rank
  * reduces a share of the data and sends it to all; rank r of bandwidth
  * @bw[r] with share @p[r] takes (1 + (n - 2) p[r]) / bw[r].  The model's
  * time for shares @p, the shares (summing to 1) that minimise it, and
@@ -67,8 +67,8 @@ bool coll_auto_direct(int n, const uint32_t *mbps, double *tmp);
 
 /*
  * Slices per chunk when the largest chunk holds @most elements and a
- * slice at most @cap: what the engine cuts (coll_run.c) and the schedule
- * model assumes (coll_sched.c).  At least one, for an empty chunk too.
+ * slice at most @cap: what the engine cuts (coll/run.c) and the schedule
+ * model assumes (sched.c).  At least one, for an empty chunk too.
  */
 static inline size_t coll_nslices(size_t most, size_t cap)
 {
@@ -78,7 +78,7 @@ static inline size_t coll_nslices(size_t most, size_t cap)
 }
 
 /*
- * The engine's schedule (coll_sched.c): the finish time of an allreduce
+ * The engine's schedule (sched.c): the finish time of an allreduce
  * whose chunk @c[k] is that fraction of the data, over links @link[r]
  * (rank r to r + 1, bandwidth in data per time unit), cut into @nslices
  * slices per chunk in batches of @depth, with @sets receive slot sets;

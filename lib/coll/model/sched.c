@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
 /*
- * The ring engine's schedule (coll_run.c) as a timed graph: what auto
+ * The ring engine's schedule (coll/run.c) as a timed graph: what auto
  * asks before it runs an allreduce as the weighted ring.
  *
- * coll_weight.c sizes the weighted ring's chunks with a fluid model, in
+ * weight.c sizes the weighted ring's chunks with a fluid model, in
  * which every link is busy all the time.  The engine is not fluid: each
  * link sends its messages in one fixed order (batch, step, slice), and a
  * message leaves only once
@@ -33,7 +33,7 @@
 
 #include "coll/model/model.h"
 
-/* The chunk rank @r sends at step @t of an allreduce (coll_plan.c). */
+/* The chunk rank @r sends at step @t of an allreduce (coll/plan.c). */
 static int chunk_sent(int n, int r, int t)
 {
 	int k = t < n - 1 ? r - 1 - t : r - (t - (n - 1));

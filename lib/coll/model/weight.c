@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
 /*
  * The weighted ring: a ring allreduce whose n chunks are sized to the
- * agreed view (coll_view.c), so that a degraded rank moves fewer bytes
+ * agreed view (coll/view.c), so that a degraded rank moves fewer bytes
  * than the others instead of pacing them.  Only the chunk sizes change;
- * the programs (coll_plan.c), their order and their numerics do not.
+ * the programs (coll/plan.c), their order and their numerics do not.
  *
  * In the ring, rank r sends every chunk but c_r in the reduce-scatter and
  * every chunk but c_(r+1) in the allgather, and receives every chunk but
@@ -220,7 +220,7 @@ void coll_chunk_w(size_t count, const uint32_t *w, int c, size_t *off,
 }
 
 /*
- * The optimal allreduce (coll_direct.c): a reduce-scatter and an
+ * The optimal allreduce (coll/direct.c): a reduce-scatter and an
  * allgather over the mesh, each rank r reducing its own piece, a fraction
  * p_r of the data, and sending the result to every other.  Rank r sends
  * its data of every other piece once (1 - p_r) and its result to n - 1
