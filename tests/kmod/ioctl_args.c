@@ -161,7 +161,7 @@ int main(void)
 	       "INJECT unknown device: ENODEV");
 	tap_ok(r2cc_inject(fd, dev, 0, R2CC_EV_PORT_DOWN) == -EINVAL,
 	       "INJECT port 0: EINVAL");
-	tap_ok(r2cc_inject(fd, dev, r2cc_test_last_port(name) + 1,
+	tap_ok(r2cc_inject(fd, dev, r2cc_test_ports(name, NULL) + 1,
 			   R2CC_EV_PORT_DOWN) == -EINVAL,
 	       "INJECT port out of range: EINVAL");
 	tap_ok(r2cc_inject(fd, dev, port, R2CC_EV_GID_CHANGE) == -EINVAL,

@@ -73,41 +73,34 @@ static inline int r2cc_test_port_active(const char *dev, unsigned int port)
 	return !strcmp(r2cc_sysfs_str(path, st, sizeof(st)), "ACTIVE");
 }
 
-/* The highest port number @dev has, or 0. */
-static inline unsigned int r2cc_test_last_port(const char *dev)
+/*
+ * @dev's ports as r2cc.ko lists them: returns the highest port number
+ * (0: none) and, when @active is not NULL, the lowest ACTIVE one in
+ * *@active (0: none).
+ */
+static inline unsigned int r2cc_test_ports(const char *dev,
+					   unsigned int *active)
 {
 	char path[512];
 	unsigned int last = 0, p;
 	struct dirent *e;
 	DIR *d;
 
+	if (active)
+		*active = 0;
 	snprintf(path, sizeof(path), "/sys/kernel/r2cc/devices/%s/ports", dev);
 	d = opendir(path);
-	while (d && (e = readdir(d)))
-		if (sscanf(e->d_name, "%u", &p) == 1 && p > last)
-			last = p;
+	while (d && (e = readdir(d))) {
+		if (sscanf(e->d_name, "%u", &p) != 1 || !p)
+			continue;
+		last = p > last ? p : last;
+		if (active && (!*active || p < *active) &&
+		    r2cc_test_port_active(dev, p))
+			*active = p;
+	}
 	if (d)
 		closedir(d);
 	return last;
-}
-
-/* The lowest port of @dev that is ACTIVE, or 0. */
-static inline unsigned int r2cc_test_first_port(const char *dev)
-{
-	char path[512];
-	unsigned int best = 0, p;
-	struct dirent *e;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/sys/kernel/r2cc/devices/%s/ports", dev);
-	d = opendir(path);
-	while (d && (e = readdir(d)))
-		if (sscanf(e->d_name, "%u", &p) == 1 && p &&
-		    (!best || p < best) && r2cc_test_port_active(dev, p))
-			best = p;
-	if (d)
-		closedir(d);
-	return best;
 }
 
 /*
@@ -141,7 +134,7 @@ static inline int r2cc_test_dev(char *name, size_t len, unsigned int *port)
 		snprintf(tried, sizeof(tried), "%s", e->d_name);
 		if (want && *want)
 			continue;
-		q = r2cc_test_first_port(e->d_name);
+		r2cc_test_ports(e->d_name, &q);
 		if (q && (!best[0] || strcmp(e->d_name, best) < 0)) {
 			snprintf(best, sizeof(best), "%s", e->d_name);
 			p = q;
@@ -154,8 +147,10 @@ static inline int r2cc_test_dev(char *name, size_t len, unsigned int *port)
 		size_t n = strcspn(want, ":");
 
 		snprintf(best, sizeof(best), "%.*s", (int)n, want);
-		p = want[n] ? (unsigned int)strtoul(want + n + 1, NULL, 10) :
-			      r2cc_test_first_port(best);
+		if (want[n])
+			p = (unsigned int)strtoul(want + n + 1, NULL, 10);
+		else
+			r2cc_test_ports(best, &p);
 		if (r2cc_dev_index(best) < 0 || !p ||
 		    !r2cc_test_port_active(best, p)) {
 			printf("Bail out! R2CC_TEST_DEV=%s: not a device with an ACTIVE port r2cc.ko knows\n",
