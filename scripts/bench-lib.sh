@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # bench-lib.sh [--rate MBIT] [--rounds N] [--cuts N] [--chunk BYTES]
+#              [--repair "fenced staged"]
 #
 # The libr2cc figures of Documentation/lib.rst, in one testbed run, with
 # each rail of the sender shaped below the emulator's CPU ceiling so the
@@ -20,6 +21,9 @@
 #      detector finds it), detection to traffic moving again, and how
 #      long the detector waited against the rail's smoothed gap;
 #   3. the same cut under ib_write_bw alone: what a CCL without r2cc sees.
+# Sections 2 to 2c run once per repair mode (R2CC_REPAIR, --repair), one
+# after the other in the same testbed: the fence report's, and staged
+# repair's (Documentation/lib.rst).
 # Chunks are 16 KiB here (the library's default is 64 KiB): a failed-over
 # chunk queues behind what is in flight on the surviving rail, and at
 # 30 Mbit/s 8 x 64 KiB take 140 ms to drain; 8 x 16 KiB take 35 ms.
@@ -28,16 +32,23 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 tb=$here/tools/testbed/r2cc-testbed
 build=${BUILD:-$here/build}
 perf=$build/tools/r2cc-perf
-rate=30 rounds=3 cuts=8 chunk=16384
+rate=30 rounds=3 cuts=8 chunk=16384 repairs="fenced staged"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--rate) rate=$2; shift ;;
 	--rounds) rounds=$2; shift ;;
 	--cuts) cuts=$2; shift ;;
 	--chunk) chunk=$2; shift ;;
-	*) echo "usage: $0 [--rate MBIT] [--rounds N] [--cuts N] [--chunk BYTES]" >&2; exit 2 ;;
+	--repair) repairs=$2; shift ;;
+	*) echo "usage: $0 [--rate MBIT] [--rounds N] [--cuts N] [--chunk BYTES] [--repair MODES]" >&2; exit 2 ;;
 	esac
 	shift
+done
+for m in $repairs; do
+	case $m in
+	fenced|staged) ;;
+	*) echo "$0: --repair: want fenced and/or staged, not '$m'" >&2; exit 2 ;;
+	esac
 done
 "$tb" status >/dev/null 2>&1 && { echo "testbed already up" >&2; exit 1; }
 trap '"$tb" down >/dev/null 2>&1' EXIT
@@ -142,39 +153,45 @@ cuts_run() {
 		"$out/cut.csv" | median)
 	r0=$(median <"$out/rail0")
 	echo "while rail 1 was down: median ${one:-?} Mbit/s per 100 ms against rail 0's ib_write_bw $r0, ratio $(echo "scale=3; ${one:-0} / $r0" | bc)"
-	cp "$out/send.log" "$out/send-$1.log"
+	cp "$out/send.log" "$out/send-${repair:-fenced}-$1.log"
 }
 
-echo "== 2. a cable cut every 3 s during one r2cc-perf run ($cuts cuts), $chunk-byte chunks"
-cuts_run "$chunk"
+base_env=$env
 chunk0=$chunk
-echo "== 2b. the same with the library's default chunks (65536 bytes)"
-cuts_run 65536
-chunk=$chunk0
+for repair in $repairs; do
+	env="$base_env R2CC_REPAIR=$repair"
+	chunk=$chunk0
+	echo "== 2. [$repair] a cable cut every 3 s during one r2cc-perf run ($cuts cuts), $chunk-byte chunks"
+	cuts_run "$chunk"
+	echo "== 2b. [$repair] the same with the library's default chunks (65536 bytes)"
+	cuts_run 65536
+	chunk=$chunk0
 
-# A black hole on rail 1 (frames dropped, carrier up) every 3 s: no port
-# event, so the stall detector finds it; its repair runs from detection
-# to the first re-sent chunk completed, when traffic is moving again.
-echo "== 2c. a black hole on rail 1 every 3 s ($cuts holes, R2CC_STALL_MS=100)"
-(
-	sleep 4
-	for ((i = 0; i < cuts; i++)); do
-		"$tb" blackhole node0 1 on
-		sleep 1.5
-		"$tb" blackhole node0 1 off
-		sleep 1.5
-	done
-) &
-cutter=$!
-env="R2CC_SOCKET_IFNAME=ctl0 R2CC_STALL_MS=100" perf_run $((cuts * 3 + 4))
-wait "$cutter"
-repair_summary "$out/send.log" "$cuts holes" | sed -n '1p;4,$p'
-# "no completion for X ms (bound Y ms, smoothed gap Z ms)": how long the
-# detector waited, against its bound and the rail's smoothed gap between
-# completions (issue 30's target: within 3 gaps, or the floor).
-sed -n 's/.*no completion for \([0-9.]*\) ms (bound \([0-9.]*\) ms, smoothed gap \([0-9.]*\) ms).*/\1 \2 \3/p' \
-	"$out/send.log" >"$out/stalls"
-echo "  stall declared after no completion for: median $(awk '{print $1}' "$out/stalls" | median) ms (bound: median $(awk '{print $2}' "$out/stalls" | median) ms; the rail's smoothed gap: median $(awk '{print $3}' "$out/stalls" | median) ms; $(wc -l <"$out/stalls") stalls)"
+	# A black hole on rail 1 (frames dropped, carrier up) every 3 s: no port
+	# event, so the stall detector finds it; its repair runs from detection
+	# to the first re-sent chunk completed, when traffic is moving again.
+	echo "== 2c. [$repair] a black hole on rail 1 every 3 s ($cuts holes, R2CC_STALL_MS=100)"
+	(
+		sleep 4
+		for ((i = 0; i < cuts; i++)); do
+			"$tb" blackhole node0 1 on
+			sleep 1.5
+			"$tb" blackhole node0 1 off
+			sleep 1.5
+		done
+	) &
+	cutter=$!
+	env="$env R2CC_STALL_MS=100" perf_run $((cuts * 3 + 4))
+	wait "$cutter"
+	repair_summary "$out/send.log" "$cuts holes" | sed -n '1p;4,$p'
+	# "no completion for X ms (bound Y ms, smoothed gap Z ms)": how long the
+	# detector waited, against its bound and the rail's smoothed gap between
+	# completions (issue 30's target: within 3 gaps, or the floor).
+	sed -n 's/.*no completion for \([0-9.]*\) ms (bound \([0-9.]*\) ms, smoothed gap \([0-9.]*\) ms).*/\1 \2 \3/p' \
+		"$out/send.log" >"$out/stalls"
+	echo "  stall declared after no completion for: median $(awk '{print $1}' "$out/stalls" | median) ms (bound: median $(awk '{print $2}' "$out/stalls" | median) ms; the rail's smoothed gap: median $(awk '{print $3}' "$out/stalls" | median) ms; $(wc -l <"$out/stalls") stalls)"
+done
+env=$base_env
 echo "== 3. the same cut under ib_write_bw alone (rail 1, cut at 3 s, watched for 45 s)"
 "$tb" exec --timeout 50 node1 -- ib_write_bw -d rxe1 -x 1 -s 65536 -D 30 -F \
 	--report_gbits >"$out/wbs.log" 2>&1 &

@@ -467,6 +467,12 @@ struct r2cc_conn_stats {
 	uint64_t repair_settled_ns_last;	/* ... to every chunk's fate known */
 	uint64_t repair_posted_ns_last;	/* ... to the first re-sent chunk posted */
 	uint64_t repair_posted_ns_max;
+	/*
+	 * R2CC_REPAIR=staged: the sender's chunks re-sent through the
+	 * receiver's repair ring; the receiver's ring entries copied into
+	 * their messages (an entry whose chunk had arrived is not counted).
+	 */
+	uint64_t staged;
 };
 
 /*

@@ -58,6 +58,7 @@ struct r2cc_tune {
 	uint32_t degrade_hold_ms;	/* a degraded rail's least drain */
 	uint32_t progress_ms;		/* the progress thread's period, 0 */
 	uint32_t stall_adapt;		/* stall bound from the gaps (stall.h) */
+	bool staged;			/* R2CC_REPAIR=staged (xport/stage.c) */
 	bool tcp_fallback;
 	char ctrl_ifname[16];
 };

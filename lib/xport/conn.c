@@ -21,6 +21,7 @@
 #include "xport/msg.h"
 #include "xport/publish.h"
 #include "xport/rail.h"
+#include "xport/stage.h"
 
 _Static_assert(sizeof(struct handle_data) <= R2CC_HANDLE_SIZE,
 	       "handle too small");
@@ -392,7 +393,8 @@ int conn_handshake(struct r2cc_conn *c)
 	c->state = CONN_READY;
 	log_msg(c->ctx, R2CC_LOG_INFO, "connected: %d rails, %d up, chunk %u",
 		c->nrails, rails_up(c), c->chunk_size);
-	return tell_degraded(c);
+	ret = stage_open(c);
+	return ret ? ret : tell_degraded(c);
 }
 
 /* Everything a connection does between calls of the application. */
@@ -499,6 +501,7 @@ void conn_close_locked(struct r2cc_conn *c)
 		rail_destroy(&c->rails[i]);
 		free(c->rails[i].fenced_map);
 	}
+	stage_close(c);		/* no QP is left to write its ring */
 	ctrl_close(&c->ctl);
 	free(c);
 }

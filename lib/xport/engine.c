@@ -17,6 +17,7 @@
 #include "xport/engine.h"
 #include "xport/msg.h"
 #include "xport/rail.h"
+#include "xport/stage.h"
 
 #define FALLBACK_QUEUE	(1u << 20)	/* TCP bytes queued at most */
 #define CTRL_BURST	64		/* control messages per progress call */
@@ -403,7 +404,8 @@ static void chunk_done(struct r2cc_conn *c, struct msg *m, uint32_t k,
 	}
 	if (m->chunk_rail[k] & RESENT)
 		repaired(c);
-	if (++m->ndone == m->nchunks)
+	/* Not while a failed rail's QP may still read its buffer. */
+	if (++m->ndone == m->nchunks && !m->held_by)
 		msg_done(c, m, 0);
 }
 
@@ -498,6 +500,24 @@ static void fallback(struct r2cc_conn *c)
 }
 
 /*
+ * How rail @ri's fence report bears on chunk @k: it was on @ri (staged
+ * there or not), or staged elsewhere after @ri, its first rail, failed
+ * (ON_FIRST: the original may have landed before the fence).
+ */
+enum { ON_NONE, ON_RAIL, ON_FIRST };
+
+static int chunk_on(const struct msg *m, uint32_t k, int ri)
+{
+	if (m->chunk_state[k] != CH_POSTED)
+		return ON_NONE;
+	if ((m->chunk_rail[k] & CHUNK_RAIL) == ri)
+		return ON_RAIL;
+	if (m->chunk_rail[k] & STAGED && m->chunk_first[k] == ri + 1)
+		return ON_FIRST;
+	return ON_NONE;
+}
+
+/*
  * One message the receiver still had open: its chunks on @r settle.
  * Counts what goes out again in @n and @bytes.
  */
@@ -516,15 +536,29 @@ static void resolve_msg(struct r2cc_conn *c, struct rail *r,
 						   m->nchunks;
 	for (k = fm->first; k < end && !m->done; k++) {
 		uint32_t b = k - fm->first;
+		int on = chunk_on(m, k, ri);
 
-		if (m->chunk_state[k] != CH_POSTED ||
-		    (m->chunk_rail[k] & ~RESENT) != ri)
+		if (!on)
 			continue;
 		if (bits[b / 8] & (1u << (b % 8))) {
 			log_msg(c->ctx, R2CC_LOG_DEBUG,
 				"rail %d fence: message %u chunk %u arrived",
 				ri, m->id, k);
 			chunk_done(c, m, k, r);
+			continue;
+		}
+		if (on == ON_FIRST) {
+			/* The staged copy will do; @r can no longer land it. */
+			m->chunk_first[k] = 0;
+			continue;
+		}
+		if (m->chunk_rail[k] & STAGED && m->chunk_first[k]) {
+			/*
+			 * Its staged copy is lost, and its first rail is not
+			 * settled yet: that rail's report decides.
+			 */
+			m->chunk_rail[k] = (uint8_t)(m->chunk_first[k] - 1) |
+					   RESENT;
 			continue;
 		}
 		log_msg(c->ctx, R2CC_LOG_DEBUG,
@@ -572,8 +606,7 @@ void engine_sender_resolve(struct r2cc_conn *c, struct rail *r)
 		if (!m->used || m->done || !m->chunk_state)
 			continue;
 		for (k = 0; k < m->nchunks && !m->done; k++) {
-			if (m->chunk_state[k] != CH_POSTED ||
-			    (m->chunk_rail[k] & ~RESENT) != ri)
+			if (!chunk_on(m, k, ri))
 				continue;
 			if (listed) {
 				engine_abort(c, -EPROTO,
@@ -600,6 +633,7 @@ out:
 static void sender_cq(struct r2cc_conn *c, struct rail *r,
 		      const struct ibv_wc *wc)
 {
+	uint8_t staged;
 	struct msg *m;
 	uint32_t k;
 
@@ -623,6 +657,7 @@ static void sender_cq(struct r2cc_conn *c, struct rail *r,
 			   "control message not sent");
 		return;
 	}
+	staged = wc->wr_id & STAGE_SEND_BIT ? STAGED : 0;
 	/*
 	 * Any error, a flush included: the QP is in error.  A flush on a
 	 * rail still up means the NIC put it there (rxe on 6.12 flushes
@@ -633,11 +668,14 @@ static void sender_cq(struct r2cc_conn *c, struct rail *r,
 		fail_rail(c, r, ibv_wc_status_str(wc->status));
 		return;
 	}
+	if (wc->wr_id == STAGE_PART_WRID)
+		return;		/* a staged chunk completes with its send */
 	m = msg_by_id(c, (uint32_t)(wc->wr_id >> 32));
-	k = (uint32_t)wc->wr_id;
+	k = (uint32_t)wc->wr_id & ~STAGE_SEND_BIT;
 	if (m && !m->done && m->chunk_state && k < m->nchunks &&
 	    m->chunk_state[k] == CH_POSTED &&
-	    (m->chunk_rail[k] & ~RESENT) == rail_idx(c, r))
+	    (m->chunk_rail[k] & (CHUNK_RAIL | STAGED)) ==
+	    (rail_idx(c, r) | staged))
 		chunk_done(c, m, k, r);
 }
 
@@ -751,15 +789,23 @@ static void receiver_cq(struct r2cc_conn *c, struct rail *r,
 		fail_rail(c, r, ibv_wc_status_str(wc->status));
 		return;
 	}
-	if (wc->opcode == IBV_WC_RECV)	/* a probe */
-		return;
 	/*
 	 * The rail was fenced and its report sent: this write landed before
-	 * the fence, and the report either counted it or had it sent again.
-	 * Its completion, polled late, adds nothing.
+	 * the fence, and the report either counted it or had it sent again
+	 * (a staged chunk's send too: the report counted its entry, or the
+	 * entry was not there and its slot was freed).  Its completion,
+	 * polled late, adds nothing.
 	 */
 	if (r->state == RAIL_DOWN)
 		return;
+	if (wc->opcode == IBV_WC_RECV) {	/* a probe, or a staged chunk */
+		imm = wc->wc_flags & IBV_WC_WITH_IMM ? be32toh(wc->imm_data) :
+						       IMM_PROBE;
+		if (imm != IMM_PROBE &&
+		    (imm < IMM_STAGE || stage_arrived(c, r, imm - IMM_STAGE)))
+			engine_abort(c, -EPROTO, "bad staged chunk");
+		return;
+	}
 	if (wc->opcode != IBV_WC_RECV_RDMA_WITH_IMM ||
 	    !(wc->wc_flags & IBV_WC_WITH_IMM)) {
 		engine_abort(c, -EPROTO, "unexpected completion");
@@ -842,7 +888,10 @@ int engine_fence_report(struct r2cc_conn *c, struct rail *r)
 			for (b = 0; b < bits; b++) {
 				uint32_t k = first + b;
 
-				if (m->bitmap[k / 8] & (1u << (k % 8)))
+				/* a held ring entry will be copied in */
+				if (m->bitmap[k / 8] & (1u << (k % 8)) ||
+				    (c->stage.held &&
+				     stage_holds(c, m->id, k)))
 					((uint8_t *)(fm + 1))[b / 8] |=
 						(uint8_t)(1u << (b % 8));
 			}
@@ -939,6 +988,8 @@ static void on_msg_err(struct r2cc_conn *c, const struct wire_msg_err *e)
 }
 
 static const uint32_t min_len[W_TYPE_MAX] = {
+	[W_STAGE] = sizeof(struct wire_stage),
+	[W_STAGE_FREE] = sizeof(struct wire_stage_free),
 	[W_CTS] = sizeof(struct wire_cts),
 	[W_RAIL_DOWN] = sizeof(struct wire_rail),
 	[W_FENCED] = sizeof(struct wire_fenced),
@@ -972,6 +1023,13 @@ static void dispatch(struct r2cc_conn *c)
 	case W_MSG_ERR:
 		on_msg_err(c, e);
 		break;
+	case W_STAGE:
+	case W_STAGE_FREE: {
+		int ret = stage_on_msg(c, h->type, p, h->len, &why);
+
+		rail_check(c, ret, why);
+		break;
+	}
 	default: {
 		/* Called first: an argument's order of evaluation is open. */
 		int ret = rail_on_msg(c, h->type, p, h->len, &why);
@@ -999,6 +1057,155 @@ static void poll_cq(struct r2cc_conn *c, struct rail *r)
 		rail_check(c, rail_refill(c, r), "control message not sent");
 }
 
+/* ------------------------------------------------------------ staged repair */
+
+/*
+ * The survivor for a staged chunk: of the up rails of the lowest level
+ * (as pick_rail), one with room, the least queued.
+ */
+static struct rail *stage_rail(struct r2cc_conn *c, int failed)
+{
+	struct rail *best = NULL;
+	int i, level = INT_MAX;
+
+	for (i = 0; i < c->nrails; i++)
+		if (i != failed && c->rails[i].state == RAIL_UP &&
+		    conn_rail_level(c, i) < level)
+			level = conn_rail_level(c, i);
+	for (i = 0; i < c->nrails; i++) {
+		struct rail *r = &c->rails[i];
+
+		if (i == failed || conn_rail_level(c, i) != level ||
+		    !stage_room(c, r))
+			continue;
+		if (!best || r->outstanding < best->outstanding)
+			best = r;
+	}
+	return best;
+}
+
+/*
+ * Sender, R2CC_REPAIR=staged: every chunk failed @r carried without a
+ * completion goes again at once, into the receiver's ring over a
+ * surviving rail (stage.h), rather than after the receiver's fence report.
+ * What finds no room waits for the report, as without the ring.  Its
+ * message completes only once @r's QP has drained (held_by): the NIC may
+ * read the buffer until then.
+ */
+static void stage_failed(struct r2cc_conn *c, struct rail *r)
+{
+	uint32_t base = c->next_msg_id - MAX_MSGS, n, k;
+	int ri = rail_idx(c, r);
+
+	if (!c->ctx->tune.staged || !c->stage.addr || r->peer_fenced ||
+	    r->staged_all)
+		return;
+	for (n = 0; n < MAX_MSGS; n++) {
+		struct msg *m = &c->msgs[(base + n) & MSG_ID_MASK];
+
+		if (!m->used || m->done || !m->chunk_state || m->device)
+			continue;
+		for (k = 0; k < m->nchunks; k++) {
+			struct rail *b;
+
+			if (m->chunk_state[k] != CH_POSTED ||
+			    (m->chunk_rail[k] & (CHUNK_RAIL | STAGED)) != ri)
+				continue;
+			b = stage_rail(c, ri);
+			if (!b)
+				return;	/* tried again next pass */
+			if (!m->chunk_first)
+				m->chunk_first = calloc(m->nchunks, 1);
+			if (!m->chunk_first)
+				return;	/* the fence report will do */
+			if (stage_post(c, b, m, k, ri)) {
+				fail_rail(c, b, "post failed");
+				return;
+			}
+			log_msg(c->ctx, R2CC_LOG_DEBUG,
+				"message %u chunk %u staged on rail %d", m->id,
+				k, rail_idx(c, b));
+			m->chunk_rail[k] = (uint8_t)(rail_idx(c, b) | STAGED |
+						     RESENT);
+			m->chunk_first[k] = (uint8_t)(ri + 1);
+			m->held_by |= (uint16_t)(1u << ri);
+			c->stage.held_rails |= (uint16_t)(1u << ri);
+			r->st.rollbacks++;
+			c->st.resent_bytes += msg_chunk_len(c, m, k);
+			c->st.staged++;
+			if (c->repair_open && !c->rep.posted)
+				c->rep.posted = clock_now_ns();
+		}
+	}
+	r->staged_all = true;
+}
+
+/*
+ * Sender: failed rails whose QPs have drained (or are gone) read no
+ * buffer any more: the messages they held complete if all arrived.
+ */
+static void stage_unhold_rails(struct r2cc_conn *c)
+{
+	uint16_t free = 0;
+	int i;
+
+	for (i = 0; i < c->nrails; i++) {
+		const struct rail *r = &c->rails[i];
+
+		if (c->stage.held_rails >> i & 1 &&
+		    (r->state != RAIL_FENCING || !r->outstanding || !r->qp))
+			free |= (uint16_t)(1u << i);
+	}
+	if (!free)
+		return;
+	c->stage.held_rails &= (uint16_t)~free;
+	for (i = 0; i < MAX_MSGS; i++) {
+		struct msg *m = &c->msgs[i];
+
+		if (!m->used || !(m->held_by & free))
+			continue;
+		m->held_by &= (uint16_t)~free;
+		if (!m->done && m->chunk_state && !m->held_by &&
+		    m->ndone == m->nchunks)
+			msg_done(c, m, 0);
+	}
+}
+
+/*
+ * Receiver: ring entries whose first rail is fenced here go into their
+ * messages, if still open and missing the chunk; the sender is told which
+ * slots are free.
+ */
+static void stage_install(struct r2cc_conn *c)
+{
+	int slot, err = 0;
+
+	while (c->state == CONN_READY && (slot = stage_next(c, &err)) >= 0) {
+		struct wire_stage_hdr h = c->stage.e[slot];
+		struct msg *m = msg_by_id(c, h.msg_id);
+		size_t at = (size_t)h.chunk * c->chunk_size;
+
+		stage_release(c, slot);
+		if (!m || m->done || !m->bitmap || h.chunk >= m->nchunks ||
+		    m->bitmap[h.chunk / 8] & (1u << (h.chunk % 8)))
+			continue;	/* the original came first, or no use */
+		if (m->device || at + h.len > m->len) {
+			engine_abort(c, -EPROTO, "staged chunk past its buffer");
+			return;
+		}
+		if (h.len)
+			memcpy(m->buf + at, c->stage.ring +
+			       (size_t)slot * c->chunk_size, h.len);
+		c->st.staged++;
+		arrive(c, -1, h.msg_id, h.chunk, h.flags & WIRE_STAGE_LAST,
+		       h.len);
+	}
+	if (err)
+		engine_abort(c, err, "control message not sent");
+	else if (c->state == CONN_READY && stage_flush(c))
+		engine_abort(c, -ENOMEM, "control message not sent");
+}
+
 /*
  * A failed rail, once drained: the sender settles each chunk it carried
  * (arrived, or to be sent again), the receiver reports what arrived.
@@ -1007,10 +1214,11 @@ static void settle(struct r2cc_conn *c, struct rail *r)
 {
 	if (!rail_fence_drained(c, r))
 		return;
-	if (c->sender)
+	if (c->sender) {
 		engine_sender_resolve(c, r);
-	else
-		engine_fence_report(c, r);
+	} else if (!engine_fence_report(c, r)) {
+		stage_rail_fenced(c, r);
+	}
 	if (c->state == CONN_READY)
 		rail_fence_done(c, r);
 }
@@ -1040,8 +1248,12 @@ static void watch_rail(struct r2cc_conn *c, struct rail *r)
 	uint64_t now = clock_now_ns();
 	uint64_t stall = (uint64_t)c->ctx->tune.stall_ms * 1000000;
 
+	if (r->state != RAIL_FENCING)
+		r->staged_all = false;
 	switch (r->state) {
 	case RAIL_FENCING:
+		if (c->sender)
+			stage_failed(c, r);
 		settle(c, r);
 		break;
 	case RAIL_DOWN:
@@ -1145,6 +1357,12 @@ void engine_progress(struct r2cc_conn *c)
 		rails_reap(c, false);
 	if (rails_up(c))
 		c->fallback = false;
+	if (c->sender && c->stage.held_rails)
+		stage_unhold_rails(c);
+	if (!c->sender && (c->stage.held || c->stage.done))
+		stage_install(c);
+	if (c->state != CONN_READY)
+		return;
 	if (c->sender) {
 		match(c);
 		schedule(c);

@@ -56,6 +56,7 @@ static void msg_release(struct msg *m)
 		m->mr->inflight--;
 	free(m->chunk_state);
 	free(m->chunk_rail);
+	free(m->chunk_first);
 	free(m->bitmap);
 	memset(m, 0, sizeof(*m));
 }

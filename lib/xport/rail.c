@@ -94,7 +94,10 @@ void rails_reap(struct r2cc_conn *c, bool all)
 int rail_create(struct r2cc_conn *c, struct rail *r)
 {
 	const struct r2cc_nic *nic = &c->ctx->nics[r->nic];
-	int depth = (int)c->ctx->tune.rail_depth + 2;
+	bool staged = c->ctx->tune.staged;
+	/* the chunks, a probe, and staged chunks' slots (stage.h) */
+	int depth = (int)c->ctx->tune.rail_depth + 2 +
+		    (staged ? STAGE_WRS * STAGE_PER_RAIL : 0);
 	struct ibv_qp_init_attr ia = {
 		.qp_type = IBV_QPT_RC,
 		.cap = {
@@ -102,6 +105,9 @@ int rail_create(struct r2cc_conn *c, struct rail *r)
 			.max_recv_wr = RQ_DEPTH,
 			.max_send_sge = 1,
 			.max_recv_sge = 1,
+			/* a staged chunk's header goes inline */
+			.max_inline_data = staged ?
+				sizeof(struct wire_stage_hdr) : 0,
 		},
 	};
 	struct ibv_qp_attr a = {
@@ -113,6 +119,7 @@ int rail_create(struct r2cc_conn *c, struct rail *r)
 	uint32_t psn = 0;
 
 	r->st.size = sizeof(r->st);
+	r->sq_cap = depth;
 	r->cq = ibv_create_cq(rail_verbs(c, r), depth + RQ_DEPTH, NULL, NULL, 0);
 	if (!r->cq)
 		return errno ? -errno : -ENOMEM;

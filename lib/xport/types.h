@@ -77,6 +77,7 @@ struct rail {
 	struct ibv_qp *qp;
 	struct wire_qp local, remote;
 	int outstanding;		/* sender: WRs posted, not completed */
+	int sq_cap;			/* ... at most (its send queue) */
 	int *nic_wrs;			/* ... and its NIC's, all rails (rail_out) */
 	bool nic_wait;			/* sender: found its NIC's window full */
 	int rq_posted;			/* receiver: receives posted */
@@ -103,6 +104,7 @@ struct rail {
 	uint64_t used;			/* sender: requests posted (epoch) */
 	uint64_t rq_total, rq_told;	/* receiver: receives posted, told */
 	uint64_t rq_extra;		/* ... taken by writes completed twice */
+	bool staged_all;		/* sender: what it carried is staged */
 	uint8_t *fenced_map;		/* sender: bitmaps from W_FENCED */
 	size_t fenced_len;
 	struct r2cc_rail_stats st;
@@ -111,6 +113,8 @@ struct rail {
 /* Messages and requests (msg.c, engine.c) */
 
 #define RESENT		0x80	/* chunk_rail flag: a re-sent chunk */
+#define STAGED		0x40	/* ... re-sent into the receiver's ring */
+#define CHUNK_RAIL	0x0f	/* ... the rail it is on */
 #define MAX_RECV_REQS	32	/* receive requests open per connection */
 
 enum chunk_state {
@@ -133,9 +137,20 @@ struct msg {
 	uint32_t ndone;			/* chunks done / distinct arrived */
 	uint8_t *chunk_state;		/* sender: enum chunk_state */
 	uint8_t *chunk_rail;		/* sender: the rail it went on */
+	/*
+	 * sender, staged chunks (stage.h): 1 + the rail it went on first,
+	 * until that rail's fence report is in; 0 then (NULL: none staged)
+	 */
+	uint8_t *chunk_first;
 	uint32_t cursor;		/* sender: first chunk maybe pending */
 	bool listed;			/* sender: in the fence report read */
 	bool device;			/* GPU memory at either end */
+	/*
+	 * sender: failed rails whose QPs may still read this message's
+	 * buffer (chunks of it staged elsewhere before they drained): the
+	 * message completes only once they have.
+	 */
+	uint16_t held_by;
 	uint64_t raddr;			/* sender: the receiver's buffer */
 	uint32_t rkey[WIRE_MAX_RAILS];
 	uint8_t *bitmap;		/* receiver: chunks arrived */
@@ -190,6 +205,28 @@ struct cts {
 	int count;
 };
 
+/* Staged repair (stage.c, wire.h): the receiver's ring, as each end sees it. */
+#define STAGE_PER_RAIL	4	/* slots per rail at most */
+#define STAGE_WRS	3	/* work requests per staged chunk */
+#define STAGE_PART_WRID	(UINT64_MAX - 1)	/* its two writes */
+#define STAGE_SEND_BIT	(1u << 31)	/* in its send's wr_id */
+
+struct stage {
+	uint32_t per_rail, nslots;	/* 0: no ring */
+	/* receiver */
+	uint8_t *ring;
+	size_t ring_len;
+	struct ibv_mr *mr[R2CC_MAX_NICS];	/* per device */
+	uint64_t held;			/* slots whose entry waits */
+	uint64_t done;			/* slots to tell the sender are free */
+	struct wire_stage_hdr e[WIRE_STAGE_SLOTS];	/* held entries */
+	/* sender */
+	uint64_t addr;
+	uint32_t rkey[WIRE_MAX_RAILS];
+	uint64_t busy;			/* slots not free */
+	uint16_t held_rails;		/* rails in some message's held_by */
+};
+
 struct r2cc_conn {
 	struct r2cc_ctx *ctx;
 	struct r2cc_conn *next;		/* ctx->conns */
@@ -227,6 +264,7 @@ struct r2cc_conn {
 		uint64_t posted;	/* the first re-sent chunk posted */
 	} rep;
 	bool fallback;			/* no rail: over TCP */
+	struct stage stage;
 	struct r2cc_conn_stats st;
 	/* QPs replaced by a failback, destroyed a while later (rail.c) */
 	struct {

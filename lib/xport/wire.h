@@ -58,6 +58,8 @@ enum wire_type {
 	W_DATA = 9,		/* sender -> receiver: fallback payload */
 	W_MSG_ERR = 10,		/* either way: message failed */
 	W_CREDIT = 11,		/* receiver -> sender: receives re-posted */
+	W_STAGE = 12,		/* receiver -> sender: its repair ring */
+	W_STAGE_FREE = 13,	/* receiver -> sender: ring slots free again */
 	W_TYPE_MAX
 };
 
@@ -185,6 +187,44 @@ struct wire_credit {
 	uint64_t posted;
 };
 
+/*
+ * Staged repair (R2CC_REPAIR=staged, stage.c).  The receiver registers a
+ * ring on every NIC of the connection and says where (W_STAGE): @per_rail
+ * chunk-sized slots for each rail, rail r writing only slots r * per_rail
+ * to (r + 1) * per_rail - 1, the data of slot s at @addr + s x the chunk
+ * size and its header (struct wire_stage_hdr) at @addr + @nslots x the
+ * chunk size + s x its size.  A chunk re-sent by stage is three work
+ * requests on one rail, in order: an RDMA write of its bytes into slot s,
+ * an RDMA write of its header, and a send of no bytes with immediate data
+ * IMM_STAGE + s.  The receiver copies the chunk into its message only once
+ * it has fenced the rail the chunk went on first (@origin, @epoch), and
+ * only if the message is open and the chunk still missing.
+ */
+#define WIRE_STAGE_SLOTS	64	/* slots at most, all rails */
+
+struct wire_stage {
+	uint64_t addr;
+	uint32_t per_rail;	/* 1..WIRE_STAGE_SLOTS / nrails */
+	uint32_t nslots;	/* per_rail x the connection's rails */
+	uint32_t rkey[WIRE_MAX_RAILS];
+};
+
+#define WIRE_STAGE_LAST	1u	/* the message's last chunk */
+
+struct wire_stage_hdr {
+	uint32_t msg_id;	/* sequence number */
+	uint32_t chunk;
+	uint32_t len;		/* the chunk's bytes */
+	uint32_t flags;		/* WIRE_STAGE_* */
+	uint32_t origin;	/* the failed rail the chunk went on first */
+	uint32_t epoch;		/* ... in this epoch */
+};
+
+/* W_STAGE_FREE: slots whose entries the receiver is done with. */
+struct wire_stage_free {
+	uint64_t slots;		/* bit s: slot s */
+};
+
 struct wire_msg_err {
 	uint32_t msg_id;	/* sequence number */
 	int32_t err;		/* positive errno */
@@ -200,6 +240,7 @@ struct wire_msg_err {
 #define IMM_LAST	(1u << 19)
 #define IMM_CHUNK_MASK	(IMM_LAST - 1)
 #define IMM_PROBE	0xffffffffu	/* a probe send, not data */
+#define IMM_STAGE	0xffff0000u	/* + slot: a staged chunk's send */
 #define MSG_ID_MASK	0xffu		/* the slot of a sequence number */
 #define MAX_MSGS	256		/* message slots */
 

@@ -329,7 +329,8 @@ int main(int argc, char **argv)
 		printf("xfer-result: rank=%d msgs=%llu bytes=%llu verified=%zu "
 		       "bad=%zu failovers=%llu repairs=%llu rollbacks=%llu "
 		       "failbacks=%llu resent=%llu tcp=%llu repair_ms_max=%.3f "
-		       "mbps=%.1f err=%d source=%u secs=%.3f\n", rank,
+		       "mbps=%.1f err=%d source=%u secs=%.3f staged=%llu\n",
+		       rank,
 		       (unsigned long long)done,
 		       (unsigned long long)st.bytes, verified, bad,
 		       (unsigned long long)st.failovers,
@@ -338,7 +339,8 @@ int main(int argc, char **argv)
 		       (unsigned long long)st.tcp_bytes,
 		       st.repair_ns_max / 1e6,
 		       st.bytes * 8 / 1e6 / (t1 - t0), -err,
-		       st.notify_source, t1 - t0);
+		       st.notify_source, t1 - t0,
+		       (unsigned long long)st.staged);
 	}
 	if (err && -err != expect)
 		fprintf(stderr, "failed: %s\n", strerror(-err));

@@ -405,6 +405,37 @@ static void test_progress_ms(void)
 	free(ctx);
 }
 
+/* R2CC_REPAIR: fenced (the default) or staged, nothing else. */
+static void test_repair(void)
+{
+	static const char *const bad[] = {
+		"STAGED", "staged ", "stage", "1", "fenced,staged", "-",
+	};
+	struct r2cc_ctx_opts o = { .size = sizeof(o) };
+	struct r2cc_ctx *ctx = calloc(1, sizeof(*ctx));
+	int ret;
+
+	ctx->log = log_cb;
+	ctx->log_level = R2CC_LOG_ERROR;
+	unsetenv("R2CC_REPAIR");
+	ret = tune_resolve(ctx, &o);
+	tap_ok(!ret && !ctx->tune.staged, "repair: fenced by default");
+	setenv("R2CC_REPAIR", "staged", 1);
+	ret = tune_resolve(ctx, &o);
+	tap_ok(!ret && ctx->tune.staged, "R2CC_REPAIR=staged: taken");
+	setenv("R2CC_REPAIR", "fenced", 1);
+	ret = tune_resolve(ctx, &o);
+	tap_ok(!ret && !ctx->tune.staged, "R2CC_REPAIR=fenced: taken");
+	setenv("R2CC_REPAIR", "", 1);
+	ret = tune_resolve(ctx, &o);
+	tap_ok(!ret && !ctx->tune.staged, "R2CC_REPAIR empty: the default");
+	tap_ok(env_refused(ctx, "R2CC_REPAIR", bad, sizeof(bad) / sizeof(bad[0]),
+			   "want fenced or staged"),
+	       "R2CC_REPAIR in capitals, with a space, cut short, a number, "
+	       "a list, junk: EINVAL, the choices logged");
+	free(ctx);
+}
+
 /* R2CC_NIC_WINDOW and its option: bytes in flight per NIC. */
 static void test_nic_window(void)
 {
@@ -464,7 +495,7 @@ int main(void)
 	struct r2cc_ctx *ctx = (struct r2cc_ctx *)&o;
 	int ret;
 
-	tap_plan(11 + 12 + 9 + 9 + 3 + 7 + 4);
+	tap_plan(11 + 12 + 9 + 9 + 3 + 7 + 4 + 5);
 	tap_ok(r2cc_notify_source(NULL) == 0, "notify_source(NULL): 0");
 	tap_ok(r2cc_notify_source(ctx) == 0,
 	       "notify_source of something not a context: 0");
@@ -511,5 +542,6 @@ int main(void)
 	test_stats_sizes();
 	test_nic_window();
 	test_progress_ms();
+	test_repair();
 	return tap_done();
 }

@@ -63,6 +63,8 @@ struct fwr {
 	uint32_t lkey;
 	uint64_t raddr;
 	uint32_t rkey;
+	bool inl;		/* IBV_SEND_INLINE: the bytes are in @data */
+	uint8_t data[64];
 };
 
 struct fcq {
@@ -78,7 +80,7 @@ struct fqp {
 	int state;
 	bool live, misaddressed;
 	uint32_t dest_qpn;
-	uint32_t max_send, max_recv;
+	uint32_t max_send, max_recv, max_inline;
 	struct fcq *cq;
 	struct fwr *sq;		/* ring of max_send */
 	uint32_t sq_post, sq_deliv, sq_ack;	/* counters, wrap-safe */
@@ -105,7 +107,7 @@ struct fport {
 #define MAX_MRS	256
 
 static struct fv_hooks hooks;
-void (*fv_on_write_posted)(int node, int nic);
+void (*fv_on_write_posted)(int node, int nic, uint32_t imm);
 static struct fport ports[XS_NODES][XS_MAX_RAILS];
 static bool link_up[XS_MAX_RAILS];
 static struct fqp *qps[MAX_QPS];
@@ -216,7 +218,10 @@ static int raw_fv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			*bad = wr;
 			return ENOMEM;
 		}
-		if (wr->num_sge > 1 || !(wr->send_flags & IBV_SEND_SIGNALED)) {
+		if (wr->num_sge > 1 || !(wr->send_flags & IBV_SEND_SIGNALED) ||
+		    (wr->send_flags & IBV_SEND_INLINE &&
+		     (!wr->num_sge || wr->sg_list[0].length > sizeof(w->data) ||
+		      wr->sg_list[0].length > q->max_inline))) {
 			viol("unsupported send work request");
 			*bad = wr;
 			return EINVAL;
@@ -231,12 +236,19 @@ static int raw_fv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			w->len = wr->sg_list[0].length;
 			w->lkey = wr->sg_list[0].lkey;
 		}
+		if (wr->send_flags & IBV_SEND_INLINE) {
+			/* copied now: the caller may reuse its bytes at once */
+			memcpy(w->data, (void *)(uintptr_t)w->laddr, w->len);
+			w->laddr = (uintptr_t)w->data;
+			w->inl = true;
+		}
 		w->raddr = wr->wr.rdma.remote_addr;
 		w->rkey = wr->wr.rdma.rkey;
 		q->sq_post++;
 		if (fv_on_write_posted &&
-		    w->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
-			fv_on_write_posted(q->node, q->nic);
+		    (w->opcode == IBV_WR_RDMA_WRITE_WITH_IMM ||
+		     w->opcode == IBV_WR_SEND_WITH_IMM))
+			fv_on_write_posted(q->node, q->nic, be32toh(w->imm));
 		if (q->state == FQ_ERR)
 			flush_one_send(q, IBV_WC_WR_FLUSH_ERR);
 	}
@@ -429,6 +441,7 @@ static struct ibv_qp *fake_ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_a
 	q->qp.qp_type = IBV_QPT_RC;
 	q->cq = (struct fcq *)ia->send_cq;
 	q->max_send = ia->cap.max_send_wr;
+	q->max_inline = ia->cap.max_inline_data;
 	q->max_recv = ia->cap.max_recv_wr;
 	q->sq = calloc(q->max_send, sizeof(*q->sq));
 	q->rq = calloc(q->max_recv, sizeof(*q->rq));
@@ -645,7 +658,10 @@ bool fv_can_deliver(const struct fqp *q)
 	    q->sq_deliv == q->sq_post || !link_up[q->nic])
 		return false;
 	d = dest_of(q);
-	return d && hw_running(d) && !d->misaddressed && d->rq_len;
+	/* a plain write takes no receive */
+	return d && hw_running(d) && !d->misaddressed &&
+	       (d->rq_len ||
+		q->sq[q->sq_deliv % q->max_send].opcode == IBV_WR_RDMA_WRITE);
 }
 
 static const struct fmr *mr_by_key(uint32_t key, bool remote, int node,
@@ -683,15 +699,25 @@ bool fv_deliver(struct fqp *q)
 		const struct fmr *rm = mr_by_key(w->rkey, true, d->node,
 						 d->nic);
 
-		if (!lm || !in_mr(lm, w->laddr, w->len)) {
+		if (!w->inl && (!lm || !in_mr(lm, w->laddr, w->len))) {
 			viol("send outside its local MR");
 			return false;
 		}
-		if (w->opcode == IBV_WR_RDMA_WRITE_WITH_IMM &&
+		if ((w->opcode == IBV_WR_RDMA_WRITE_WITH_IMM ||
+		     w->opcode == IBV_WR_RDMA_WRITE) &&
 		    (!rm || !in_mr(rm, w->raddr, w->len))) {
 			viol("write with a bad rkey or outside the remote MR");
 			return false;
 		}
+	}
+	if (w->opcode == IBV_WR_RDMA_WRITE) {
+		if (w->len) {
+			hooks.on_write(d->node, w->raddr, w->len);
+			memmove((void *)(uintptr_t)w->raddr,
+				(void *)(uintptr_t)w->laddr, w->len);
+		}
+		q->sq_deliv++;
+		return true;	/* no receive, no completion at the target */
 	}
 	if (w->opcode == IBV_WR_RDMA_WRITE_WITH_IMM) {
 		if (w->len) {

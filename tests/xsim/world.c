@@ -78,6 +78,8 @@ enum { LC_SPREAD, LC_WAIT, LC_BACK, LC_DONE };
 
 static struct {
 	const struct xs_config *cfg;
+	uint64_t next_blip;		/* cfg->blip_ns: rail 0's next blip */
+	uint64_t blip_back;		/* ... and its return from a silence */
 	struct xs_rng rng;
 	struct r2cc_ctx *ctx[XS_NODES];
 	struct r2cc_conn *conn[XS_NODES];
@@ -317,8 +319,24 @@ static struct {
 	bool pending;
 } landing;
 
+/*
+ * A write into the receiver's repair ring (R2CC_REPAIR=staged): no
+ * message's buffer; what the library copies from it in is checked as the
+ * message completes (recv_check).
+ */
+static bool in_ring(int node, uint64_t addr, uint32_t len)
+{
+	const struct stage *s = W.conn[1] ? &W.conn[1]->stage : NULL;
+	uint64_t base = s && s->ring ? (uintptr_t)s->ring : 0;
+
+	return node == 1 && base && addr >= base &&
+	       addr + len <= base + s->ring_len;
+}
+
 static void on_write_hook(int node, uint64_t addr, uint32_t len)
 {
+	if (in_ring(node, addr, len))
+		return;
 	on_write(node, addr, len);
 	if (W.failed)
 		return;
@@ -339,14 +357,14 @@ static void on_violation(const char *what)
  * post: a standby may be given a chunk only while no primary is up.  The
  * primaries are the world's (cfg), not the library's idea of them.
  */
-static void on_write_posted(int node, int nic)
+static void on_write_posted(int node, int nic, uint32_t imm)
 {
 	const struct r2cc_conn *c = W.conn[0];
 	uint64_t primary = W.cfg->primary;
 	int i;
 
-	if (node != 0 || !c)
-		return;
+	if (node != 0 || !c || imm == IMM_PROBE)
+		return;	/* a chunk, or a staged chunk's send: not a probe */
 	xs_stats.sb_chunks[nic]++;
 	/* Drained: nothing while a healthy rail of its kind or better is up. */
 	for (i = 0; c->rails[nic].degraded && i < c->nrails; i++)
@@ -416,6 +434,7 @@ static struct r2cc_ctx *mk_ctx(int node)
 	ctx->tune.degrade_hold_ms = 50;
 	ctx->tune.rail_depth = W.cfg->rail_depth;
 	ctx->tune.stall_adapt = W.cfg->stall_adapt;
+	ctx->tune.staged = W.cfg->staged;
 	ctx->tune.nic_window = W.cfg->nic_window ? W.cfg->nic_window :
 			       W.cfg->rail_depth * CHUNK;
 	ctx->tune.tcp_fallback = W.cfg->fallback;
@@ -598,6 +617,22 @@ static void slot_free(int slot)
 	W.rfree[W.nrfree++] = slot;
 }
 
+/*
+ * The message whose bytes the library copied into receive buffer @slot
+ * from its repair ring (stage.h), which no NIC write showed: -1 if none.
+ */
+static int copied_in(int slot)
+{
+	const uint8_t *p = W.rbuf + (size_t)slot * SLOT;
+	size_t off;
+	int s;
+
+	for (off = 0; off < SLOT; off += CHUNK)
+		if ((s = decode(p + off, off)) >= 0)
+			return s;
+	return -1;
+}
+
 static void receiver_step(void)
 {
 	struct r2cc_conn *c = W.conn[1];
@@ -622,7 +657,7 @@ static void receiver_step(void)
 
 			if (!ret)
 				recv_check(r, j, sizes[j]);
-			else if (b >= 0)
+			else if (b >= 0 || (b = copied_in(r->slot[j])) >= 0)
 				W.recv_in_failed[b] = true;
 			slot_free(r->slot[j]);
 		}
@@ -1268,7 +1303,8 @@ static void hw_step(void)
 	if (!n)
 		return;
 	q = qs[xs_below(&W.rng, (uint32_t)n)];
-	if (fv_flush_pending(q) && xs_chance(&W.rng, 1, 3)) {
+	if (fv_flush_pending(q) &&
+	    xs_chance(&W.rng, 1, W.cfg->slow_flush ? 300 : 3)) {
 		fv_flush(q);
 		return;
 	}
@@ -1373,6 +1409,29 @@ static void step(bool faults)
 {
 	uint32_t r = xs_below(&W.rng, 100);
 
+	/*
+	 * The staged cases: rail 0 drops and comes back at once, or falls
+	 * silent for about the stall detector's bound (a black hole that
+	 * lets its writes through once the sender has given up on them).
+	 */
+	if (faults && W.cfg->blip_ns && W.blip_back &&
+	    xs_now >= W.blip_back) {
+		restore(0);
+		W.blip_back = 0;
+	}
+	if (faults && W.cfg->blip_ns && !W.blip_back &&
+	    xs_now >= W.next_blip) {
+		if (W.next_blip && xs_chance(&W.rng, 1, 2)) {
+			cut(0, false);
+			restore(0);
+		} else if (W.next_blip) {
+			cut(0, true);
+			W.blip_back = xs_now + 90000000 +
+				      xs_below(&W.rng, 40000000);
+		}
+		W.next_blip = xs_now + W.cfg->blip_ns / 2 +
+			      xs_below(&W.rng, (uint32_t)W.cfg->blip_ns);
+	}
 	events_due();
 	progress_threads();
 	if (r < 20 && W.frozen != 0)
@@ -1401,21 +1460,31 @@ static void check_nic_window(int n)
 {
 	const struct r2cc_ctx *ctx = W.ctx[n];
 	const struct r2cc_conn *c;
-	int i, sum[R2CC_MAX_NICS] = { 0 };
+	int i, sum[R2CC_MAX_NICS] = { 0 }, rails[R2CC_MAX_NICS] = { 0 };
 	uint32_t slots = W.cfg->nic_window ? W.cfg->nic_window / CHUNK :
 					    W.cfg->rail_depth;
 
 	for (c = ctx->conns; c; c = c->next)
-		for (i = 0; i < c->nrails; i++)
+		for (i = 0; i < c->nrails; i++) {
 			sum[c->rails[i].nic] += c->rails[i].outstanding;
+			rails[c->rails[i].nic]++;
+		}
 	for (i = 0; i < ctx->nnics; i++) {
+		/*
+		 * Staged chunks go past the window, up to a full send queue
+		 * (which the fake NIC checks itself).
+		 */
+		int max = (int)(slots ? slots : 1) +
+			  (W.cfg->staged ? (int)(W.cfg->rail_depth + 2 +
+						 STAGE_WRS * STAGE_PER_RAIL) *
+					   rails[i] : 0);
+
 		if (ctx->nics[i].wrs != sum[i])
 			fail("node %d NIC %d: %d WRs counted, its rails have %d",
 			     n, i, ctx->nics[i].wrs, sum[i]);
-		if (ctx->nics[i].wrs < 0 ||
-		    ctx->nics[i].wrs > (int)(slots ? slots : 1))
-			fail("node %d NIC %d: %d WRs in flight, window %u",
-			     n, i, ctx->nics[i].wrs, slots ? slots : 1);
+		if (ctx->nics[i].wrs < 0 || ctx->nics[i].wrs > max)
+			fail("node %d NIC %d: %d WRs in flight, at most %d",
+			     n, i, ctx->nics[i].wrs, max);
 	}
 }
 
@@ -1501,9 +1570,13 @@ static bool in_open_recv(int s)
 	if (msg_len(s) < 8 || W.recv_in_failed[s])
 		return true;
 	for (i = 0; i < W.nrreqs; i++)
-		for (j = 0; j < W.rreqs[i].n; j++)
-			if (W.rs[W.rreqs[i].slot[j]].bound == s)
+		for (j = 0; j < W.rreqs[i].n; j++) {
+			int slot = W.rreqs[i].slot[j];
+
+			if (W.rs[slot].bound == s ||
+			    (W.rs[slot].bound < 0 && copied_in(slot) == s))
 				return true;
+		}
 	return false;
 }
 
@@ -1722,9 +1795,12 @@ int xs_run(const struct xs_config *cfg)
 	xs_stats.enomem_fired = W.enomem_fired;
 	xs_stats.progress_passes = W.prog_passes[0] + W.prog_passes[1];
 	xs_stats.conn_lost = W.conn_lost;
-	if (W.conn[0] && W.conn[1])
+	if (W.conn[0] && W.conn[1]) {
 		xs_stats.failovers = W.conn[0]->st.failovers +
 				     W.conn[1]->st.failovers;
+		xs_stats.staged_sent = W.conn[0]->st.staged;
+		xs_stats.staged_used = W.conn[1]->st.staged;
+	}
 out:
 	xs_steps_total += steps;
 	teardown();
@@ -1766,6 +1842,8 @@ void xs_config_draw(struct xs_config *cfg, uint64_t seed)
 	}
 	/* Half the runs: the stall detector's adaptive bound. */
 	cfg->stall_adapt = xs_chance(&r, 1, 2);
+	/* Half the runs: staged repair (R2CC_REPAIR=staged). */
+	cfg->staged = xs_chance(&r, 1, 2);
 }
 
 /* ------------------------------------------------------------ fuzzing */

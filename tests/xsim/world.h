@@ -64,6 +64,10 @@ struct xs_config {
 	bool idle_done;
 	bool tail_cut;			/* the idle-peer case's cut */
 	bool stall_adapt;		/* R2CC_STALL_ADAPT (lib/base/stall.h) */
+	bool staged;			/* R2CC_REPAIR=staged (lib/xport/stage.h) */
+	/* rail 0 cut and restored at once every 0.5 to 1.5 x this, 0 */
+	uint64_t blip_ns;
+	bool slow_flush;		/* a QP in error takes long to flush */
 	int dg_chunks;			/* the degrade script, see below */
 	int dg_node;			/* whose port degrades: 0 or 1 */
 	int lc_chunks;			/* the locate script, see below */
@@ -124,6 +128,8 @@ struct xs_stats {
 	uint64_t dup_chunks;		/* ... that the receiver dropped */
 	bool tail_cut;			/* the idle-peer cut happened */
 	uint64_t progress_passes;	/* the progress threads' own passes */
+	/* staged repair: chunks sent into the ring, entries copied in */
+	uint64_t staged_sent, staged_used;
 };
 
 extern struct xs_stats xs_stats;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "world.h"
+#include "xport/stage.h"
 
 static double wall(void)
 {
@@ -28,12 +29,13 @@ static double wall(void)
 
 static void describe(const struct xs_config *c)
 {
-	printf("#   rails %d %s, fallback %s, depth %u, NIC window %u, %d messages of up to %u chunks, window %d, groups of %d, %d faults%s%s%s\n",
+	printf("#   rails %d %s, fallback %s, depth %u, NIC window %u, %d messages of up to %u chunks, window %d, groups of %d, %d faults%s%s%s%s\n",
 	       c->nrails, c->ib ? "IB" : "RoCE", c->fallback ? "tcp" : "none",
 	       c->rail_depth, c->nic_window, c->nmsgs, c->max_chunks, c->send_window,
 	       c->max_group, c->faults, c->enomem ? ", ENOMEM" : "",
 	       c->nic_dup ? ", NIC doubles writes" : "",
-	       c->stall_adapt ? ", adaptive stall bound" : "");
+	       c->stall_adapt ? ", adaptive stall bound" : "",
+	       c->staged ? ", staged repair" : "");
 	if (c->primary)
 		printf("#   primary rails %#llx, failed as %s\n",
 		       (unsigned long long)c->primary,
@@ -57,6 +59,11 @@ struct xs_case {
 	 * by one; 0: @reached, by at least one seed.
 	 */
 	unsigned phases;
+	/*
+	 * The library's deliberately broken variant (stage_unfenced): the
+	 * case passes only if some seed's run fails.
+	 */
+	bool broken;
 };
 
 static const char *const phase_names[XS_SB_PHASES] = {
@@ -306,29 +313,111 @@ static void shape_locate(struct xs_config *c)
 #define LC_PHASES \
 	(1u << XS_LC_LOCAL | 1u << XS_LC_PEER | 1u << XS_LC_PATH)
 
+/*
+ * Staged repair (R2CC_REPAIR=staged) over two or three rails, loud cuts,
+ * black holes and restores: chunks re-sent into the receiver's ring and
+ * copied in once their first rail is fenced.
+ */
+static void shape_staged(struct xs_config *c)
+{
+	c->nrails = 2 + (int)(c->seed % 2);
+	c->staged = true;
+	c->fallback = true;	/* so any failed request is a violation */
+	c->faults = 6;
+	c->enomem = false;
+	c->fail_rtr_node = -1;
+	c->nmsgs = 200;
+}
+
+/*
+ * Rail 0 drops and comes back every 20 ms or so, or falls silent for
+ * about the stall bound, and a QP in error takes long to flush: what it
+ * had in flight lands late, after its chunks were staged on the other
+ * rail, unless the receiver fenced it first.
+ */
+static void shape_staged_late(struct xs_config *c)
+{
+	shape_staged(c);
+	c->nrails = 2;
+	c->faults = 0;
+	c->nmsgs = 400;
+	c->stall_adapt = false;
+	c->blip_ns = 20000000;
+	c->slow_flush = true;
+}
+
+static bool staged_used(void)
+{
+	return xs_stats.staged_used > 0;
+}
+
+/* The sender staged chunks (whether the originals beat them or not). */
+static bool staged_sent(void)
+{
+	return xs_stats.staged_sent > 0;
+}
+
 static const struct xs_case cases[] = {
-	{ "slot-reuse", shape_slot_reuse, slot_busy, NULL, 0 },
-	{ "no-rail-left", shape_no_rail, enetdown, NULL, 0 },
-	{ "fence-parts", shape_fence_parts, fence_split, NULL, 0 },
-	{ "lost-ctrl", shape_lost_ctrl, enomem_fired, NULL, 0 },
-	{ "gpu-no-fallback", shape_gpu_fallback, enetdown, NULL, 0 },
-	{ "ib-rail-starts-down", shape_ib_start_down, NULL, NULL, 0 },
-	{ "slow-consumer", shape_slow_consumer, sends_waited, no_failover, 0 },
-	{ "nic-dup", shape_nic_dup, dups_dropped, NULL, 0 },
+	{ "slot-reuse", shape_slot_reuse, slot_busy, NULL, 0, false },
+	{ "no-rail-left", shape_no_rail, enetdown, NULL, 0, false },
+	{ "fence-parts", shape_fence_parts, fence_split, NULL, 0, false },
+	{ "lost-ctrl", shape_lost_ctrl, enomem_fired, NULL, 0, false },
+	{ "gpu-no-fallback", shape_gpu_fallback, enetdown, NULL, 0, false },
+	{ "ib-rail-starts-down", shape_ib_start_down, NULL, NULL, 0, false },
+	{ "slow-consumer", shape_slow_consumer, sends_waited, no_failover, 0,
+	  false },
+	{ "nic-dup", shape_nic_dup, dups_dropped, NULL, 0, false },
 	{ "standby", shape_standby, NULL, NULL,
-	  1u << XS_SB_PRIMARY | 1u << XS_SB_FAILOVER | 1u << XS_SB_FAILBACK },
+	  1u << XS_SB_PRIMARY | 1u << XS_SB_FAILOVER | 1u << XS_SB_FAILBACK,
+	  false },
 	{ "standby-two", shape_standby_two, NULL, NULL,
 	  1u << XS_SB_PRIMARY | 1u << XS_SB_ONE_LEFT | 1u << XS_SB_FAILOVER |
-	  1u << XS_SB_FAILBACK },
-	{ "degrade-local", shape_degrade_local, NULL, NULL, DG_PHASES },
-	{ "degrade-peer", shape_degrade_peer, NULL, NULL, DG_PHASES },
-	{ "locate", shape_locate, NULL, NULL, LC_PHASES },
-	{ "idle-peer", shape_idle_peer, tail_cut, NULL, 0 },
+	  1u << XS_SB_FAILBACK, false },
+	{ "degrade-local", shape_degrade_local, NULL, NULL, DG_PHASES, false },
+	{ "degrade-peer", shape_degrade_peer, NULL, NULL, DG_PHASES, false },
+	{ "locate", shape_locate, NULL, NULL, LC_PHASES, false },
+	{ "idle-peer", shape_idle_peer, tail_cut, NULL, 0, false },
+	{ "staged", shape_staged, staged_used, NULL, 0, false },
+	{ "staged-late", shape_staged_late, staged_sent, NULL, 0, false },
+	{ "staged-unfenced", shape_staged_late, NULL, NULL, 0, true },
 };
 
 #define NCASES	(int)(sizeof(cases) / sizeof(cases[0]))
 /* seeds per scripted case: R2CC_XSIM_CASE_SEEDS, 40 by default */
 static int case_seeds = 40;
+
+/* A broken variant's case: some seed must catch it. */
+static int run_broken(int i, const char *argv0)
+{
+	const struct xs_case *k = &cases[i];
+	int caught = 0;
+	uint64_t s, first = 0;
+	char why[sizeof(xs_why)] = "";
+
+	stage_unfenced = true;
+	/* up to ten times the seeds, until three have caught it */
+	for (s = 1; s <= 10 * (uint64_t)case_seeds && caught < 3; s++) {
+		struct xs_config c;
+
+		xs_config_draw(&c, s);
+		k->shape(&c);
+		if (!xs_run(&c))
+			continue;
+		if (!caught++) {
+			first = s;
+			snprintf(why, sizeof(why), "%s", xs_why);
+		}
+	}
+	stage_unfenced = false;
+	if (caught)
+		printf("#   case %s: first caught by seed %llu: %s (R2CC_SIM_SEED=%llu %s -c %s)\n",
+		       k->name, (unsigned long long)first, why,
+		       (unsigned long long)first, argv0, k->name);
+	printf("%sok %d - case %s: the broken variant caught by %d of %llu seeds\n",
+	       caught ? "" : "not ", i + 2, k->name, caught,
+	       (unsigned long long)(s - 1));
+	return !caught;
+}
 
 static int run_case(int i, const char *argv0)
 {
@@ -336,6 +425,9 @@ static int run_case(int i, const char *argv0)
 	const char *why = NULL;
 	int reached = 0, in_phase[XS_SB_PHASES] = { 0 }, p;
 	uint64_t s;
+
+	if (k->broken)
+		return run_broken(i, argv0);
 
 	for (s = 1; s <= (uint64_t)case_seeds && !why; s++) {
 		struct xs_config c;
@@ -402,6 +494,7 @@ static int replay(uint64_t seed, const struct xs_case *k)
 	xs_config_draw(&c, seed);
 	if (k)
 		k->shape(&c);
+	stage_unfenced = k && k->broken;
 	c.verbose = true;
 	printf("1..1\n");
 	describe(&c);

@@ -57,11 +57,12 @@ struct fv_hooks {
 
 void fv_init(const struct fv_hooks *h);
 /*
- * Called as an RDMA write (a chunk) is queued on @node's NIC @nic: the
- * world checks which rails the scheduler chose at the moment it chose
- * them.  NULL (the fuzz and TSan harnesses): nothing is told.
+ * Called as an RDMA write with immediate data or a send is queued on
+ * @node's NIC @nic (@imm: its immediate data): the world checks which
+ * rails the scheduler chose at the moment it chose them.  NULL (the fuzz
+ * and TSan harnesses): nothing is told.
  */
-extern void (*fv_on_write_posted)(int node, int nic);
+extern void (*fv_on_write_posted)(int node, int nic, uint32_t imm);
 extern bool fv_threaded;		/* lock the fake NIC (TSan harness) */
 void fv_lock(void);
 void fv_unlock(void);
