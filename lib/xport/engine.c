@@ -94,10 +94,7 @@ static void rail_check(struct r2cc_conn *c, int err, const char *why)
 		engine_abort(c, err, why);
 }
 
-static void fail_rail(struct r2cc_conn *c, struct rail *r, const char *why)
-{
-	rail_check(c, rail_fail(c, r, why), "control message not sent");
-}
+static void fail_rail(struct r2cc_conn *c, struct rail *r, const char *why);
 
 /* ------------------------------------------------------------ sender */
 
@@ -1112,8 +1109,12 @@ static void stage_failed(struct r2cc_conn *c, struct rail *r)
 			    (m->chunk_rail[k] & (CHUNK_RAIL | STAGED)) != ri)
 				continue;
 			b = stage_rail(c, ri);
-			if (!b)
+			if (!b) {
+				log_msg(c->ctx, R2CC_LOG_DEBUG,
+					"rail %d: no rail with room to stage on",
+					ri);
 				return;	/* tried again next pass */
+			}
 			if (!m->chunk_first)
 				m->chunk_first = calloc(m->nchunks, 1);
 			if (!m->chunk_first)
@@ -1138,6 +1139,21 @@ static void stage_failed(struct r2cc_conn *c, struct rail *r)
 		}
 	}
 	r->staged_all = true;
+}
+
+/*
+ * This end finds @r failed.  With staged repair, what it carried goes
+ * again as soon as the rail is stopped, before the rest of the failure
+ * (the QP's move to error, telling the peer, logging: milliseconds under
+ * emulation).
+ */
+static void fail_rail(struct r2cc_conn *c, struct rail *r, const char *why)
+{
+	if (c->sender && r->state == RAIL_UP && c->ctx->tune.staged) {
+		rail_stop(c, r);
+		stage_failed(c, r);
+	}
+	rail_check(c, rail_fail(c, r, why), "control message not sent");
 }
 
 /*

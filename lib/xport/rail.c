@@ -354,6 +354,38 @@ static int start_locating(struct r2cc_conn *c, struct rail *r)
 }
 
 /*
+ * The first half of rail_fail(), cheap: @r takes no more work (it is
+ * fencing) and its failure is counted and the repair opened.  The
+ * scheduler can act on it (staged repair) before rail_fail() does the
+ * rest, which must follow at once.
+ */
+void rail_stop(struct r2cc_conn *c, struct rail *r)
+{
+	uint64_t now = clock_now_ns();
+
+	if (r->state != RAIL_UP && r->state != RAIL_PROBING)
+		return;
+	r->stopping = r->state == RAIL_PROBING ? STOP_PROBING : STOP_UP;
+	r->state = RAIL_FENCING;
+	r->fence_start_ns = now;
+	r->req_sent = false;
+	if (r->stopping == STOP_PROBING)
+		return;
+	r->st.failures++;
+	r->st.reason = R2CC_RAIL_REASON_UNKNOWN;
+	r->fail_ns = now;
+	c->st.failovers++;
+	if (!c->repair_open) {
+		/* From the port event itself when that is the cause. */
+		c->repair_open = true;
+		c->detect_ns = c->event_ns && c->event_ns <= now ?
+			       c->event_ns : now;
+		memset(&c->rep, 0, sizeof(c->rep));
+		c->rep.seen = now;
+	}
+}
+
+/*
  * Stop using @r now: its QP goes to error, so the NIC stops reading and
  * writing buffers through it once it has drained, and the peer is told.
  * What was in flight is settled once the QP is drained (the scheduler
@@ -363,11 +395,14 @@ static int start_locating(struct r2cc_conn *c, struct rail *r)
 int rail_fail(struct r2cc_conn *c, struct rail *r, const char *why)
 {
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
-	uint64_t now = clock_now_ns();
-	bool probing = r->state == RAIL_PROBING;
+	bool probing;
 
-	if (r->state != RAIL_UP && r->state != RAIL_PROBING)
-		return 0;
+	if (!r->stopping)
+		rail_stop(c, r);
+	if (!r->stopping)
+		return 0;	/* failing already, or down */
+	probing = r->stopping == STOP_PROBING;
+	r->stopping = 0;
 	log_msg(c->ctx, probing ? R2CC_LOG_INFO : R2CC_LOG_WARN,
 		"rail %d (%s): %s; failing over", (int)(r - c->rails),
 		c->ctx->nics[r->nic].info.dev_name, why);
@@ -375,23 +410,6 @@ int rail_fail(struct r2cc_conn *c, struct rail *r, const char *why)
 	/* A QP that cannot be put in error must not live on. */
 	if (r->qp && ibv_modify_qp(r->qp, &a, IBV_QP_STATE))
 		rail_destroy(r);
-	r->state = RAIL_FENCING;
-	r->fence_start_ns = now;
-	r->req_sent = false;
-	if (!probing) {
-		r->st.failures++;
-		r->st.reason = R2CC_RAIL_REASON_UNKNOWN;
-		r->fail_ns = now;
-		c->st.failovers++;
-		if (!c->repair_open) {
-			/* From the port event itself when that is the cause. */
-			c->repair_open = true;
-			c->detect_ns = c->event_ns && c->event_ns <= now ?
-				       c->event_ns : now;
-			memset(&c->rep, 0, sizeof(c->rep));
-			c->rep.seen = now;
-		}
-	}
 	/* The peer hears of the failure before the report that locates it. */
 	if (!r->told_down) {
 		int ret = send_rail(c, W_RAIL_DOWN, r);

@@ -35,6 +35,8 @@ void rail_destroy(struct rail *r);
 void rails_reap(struct r2cc_conn *c, bool all);
 int rail_connect(struct r2cc_conn *c, struct rail *r);
 void rail_fill_rq(struct r2cc_conn *c, struct rail *r);
+/* The cheap first half of rail_fail(), which must follow at once. */
+void rail_stop(struct r2cc_conn *c, struct rail *r);
 int rail_fail(struct r2cc_conn *c, struct rail *r, const char *why);
 /*
  * A port of a failed rail is known down (@where: R2CC_RAIL_REASON_LOCAL_PORT

@@ -61,6 +61,8 @@ struct ctrl {
 #define DEG_HOLD_MAX	16
 #define DEG_FLAP	6
 
+enum { STOP_UP = 1, STOP_PROBING = 2 };	/* struct rail's stopping */
+
 enum rail_state {
 	RAIL_CONNECTING = R2CC_RAIL_CONNECTING,
 	RAIL_UP = R2CC_RAIL_UP,
@@ -105,6 +107,7 @@ struct rail {
 	uint64_t rq_total, rq_told;	/* receiver: receives posted, told */
 	uint64_t rq_extra;		/* ... taken by writes completed twice */
 	bool staged_all;		/* sender: what it carried is staged */
+	uint8_t stopping;		/* rail_stop() done, rail_fail() not */
 	uint8_t *fenced_map;		/* sender: bitmaps from W_FENCED */
 	size_t fenced_len;
 	struct r2cc_rail_stats st;

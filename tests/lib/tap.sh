@@ -99,11 +99,15 @@ done_testing() {
 
 tb() { "$TESTBED" "$@"; }
 
-# tb_exec NODE CMD...: run in a node with a generous timeout.
+# tb_exec NODE CMD...: run in a node with a generous timeout.  With
+# $R2CC_TEST_REPAIR set (fenced or staged), every command runs with
+# R2CC_REPAIR set to it: the whole suite under one repair mode
+# (R2CC_TEST_REPAIR=staged tests/run-all --testbed-only).
 tb_exec() {
 	local node=$1
 	shift
-	"$TESTBED" exec --timeout "${TB_TIMEOUT:-120}" --cwd / "$node" -- "$@"
+	"$TESTBED" exec --timeout "${TB_TIMEOUT:-120}" --cwd / "$node" -- \
+		${R2CC_TEST_REPAIR:+env R2CC_REPAIR=$R2CC_TEST_REPAIR} "$@"
 }
 
 # Sets TB_NODES, TB_NICS, TB_KVER from the running testbed, or skips.
