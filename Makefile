@@ -50,7 +50,7 @@ endif
 # models in lib/coll/model): a new file is built by its folder.  They
 # include each other by their path under lib/ ("xport/rail.h").
 LIB_SRCS  := $(wildcard lib/*/*.c lib/*/*/*.c)
-LIB_HDRS  := $(wildcard lib/*/*.h lib/*/*/*.h include/r2cc/*.h)
+LIB_HDRS  := $(wildcard lib/*/*.h lib/*/*/*.h include/r2cc/*.h include/uapi/linux/*.h)
 LIB_INC   := -Ilib
 LIB_OBJS  := $(patsubst lib/%.c,$(BUILD)/lib/%.o,$(LIB_SRCS))
 SONAME    := libr2cc.so.0
