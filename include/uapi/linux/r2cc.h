@@ -27,8 +27,18 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-/* Bumped on any incompatible change; new fields extend records instead. */
-#define R2CC_ABI_VERSION	1
+/*
+ * Bumped when a reader of the previous version would misread the new
+ * layout; new fields go at the end of a structure whose size its readers
+ * are given (a record's @size, an ioctl argument's @size, the state
+ * page's @entry_size), and need no bump.  A field never moves, shrinks or
+ * changes meaning.
+ *
+ * 1: the first.  2: state-page entries grew from 40 to 48 bytes (the
+ * incarnation), and version 1 had told readers to index hdr->ports[i];
+ * since 2 they stride by hdr->entry_size.
+ */
+#define R2CC_ABI_VERSION	2
 
 /* Character device (misc device name, so /dev/r2cc). */
 #define R2CC_DEVICE_NAME	"r2cc"
