@@ -89,14 +89,17 @@ int tune_resolve(struct r2cc_ctx *ctx, const struct r2cc_ctx_opts *o)
 			      &t->progress_ms);
 	if (ret)
 		return ret;
-	/* How a failed rail's chunks go again (xport/stage.c). */
+	/*
+	 * How a failed rail's chunks go again (xport/stage.c): staged unless
+	 * asked for the fence report's round trip.
+	 */
 	ifn = getenv("R2CC_REPAIR");
 	if (ifn && *ifn && strcmp(ifn, "fenced") && strcmp(ifn, "staged")) {
 		log_msg(ctx, R2CC_LOG_ERROR,
 			"R2CC_REPAIR=%s: want fenced or staged", ifn);
 		return -EINVAL;
 	}
-	t->staged = ifn && !strcmp(ifn, "staged");
+	t->staged = !ifn || strcmp(ifn, "fenced");
 	t->ib_gid_index = gid == UINT32_MAX ? -1 : (int32_t)gid;
 	if (o->fallback) {
 		t->tcp_fallback = o->fallback == R2CC_FALLBACK_TCP;

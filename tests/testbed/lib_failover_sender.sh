@@ -4,7 +4,9 @@
 # no byte is lost or corrupted, the sender rolls back and re-sends, the
 # receiver hears of it, both ends blame the sender's port, and traffic
 # returns to the rail after the restore.  Once with r2cc.ko, once with
-# verbs events only, once with staged repair.
+# verbs events only and fenced repair (R2CC_REPAIR=fenced: the fence
+# report alone), once with staged repair (the default) asked for by name
+# and counted.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/xfer.sh"
 tb_require 2
@@ -33,10 +35,14 @@ cut_and_restore() {
 	ok "$(xfer_returned 0 1 && echo 1)" \
 		"$what: traffic returned to rail 1 after the restore"
 	is "$(xfer_field 0 source)" "$2" "$what: notified by the expected source"
-	if [ "${XF_ENV:-}" = R2CC_REPAIR=staged ]; then
+	case ${XF_ENV:-} in
+	R2CC_REPAIR=staged)
 		ok "$([ "$(xfer_field 0 staged)" -ge 1 ] && echo 1)" \
-			"$what: chunks staged in the receiver's ring ($(xfer_field 0 staged) sent, $(xfer_field 1 staged) copied in)"
-	fi
+			"$what: chunks staged in the receiver's ring ($(xfer_field 0 staged) sent, $(xfer_field 1 staged) copied in)" ;;
+	R2CC_REPAIR=fenced)
+		is "$(xfer_field 0 staged)/$(xfer_field 1 staged)" 0/0 \
+			"$what: nothing staged" ;;
+	esac
 	[ $_tap_failed = 0 ] || xfer_diag
 	xfer_cleanup
 }
@@ -46,8 +52,8 @@ run_ok "insmod r2cc.ko on node1" kmod_load node1
 cut_and_restore "r2cc.ko" 1
 run_ok "rmmod r2cc on node0" kmod_unload node0
 run_ok "rmmod r2cc on node1" kmod_unload node1
-cut_and_restore "verbs events" 2
-# Staged repair (R2CC_REPAIR=staged): the same, lossless, with the failed
-# rail's chunks re-sent at once through the receiver's repair ring.
+XF_ENV=R2CC_REPAIR=fenced cut_and_restore "verbs events, fenced repair" 2
+# Staged repair: the same, lossless, with the failed rail's chunks re-sent
+# at once through the receiver's repair ring.
 XF_ENV=R2CC_REPAIR=staged cut_and_restore "staged repair" 2
 tb_finish

@@ -405,7 +405,7 @@ static void test_progress_ms(void)
 	free(ctx);
 }
 
-/* R2CC_REPAIR: fenced (the default) or staged, nothing else. */
+/* R2CC_REPAIR: staged (the default) or fenced, nothing else. */
 static void test_repair(void)
 {
 	static const char *const bad[] = {
@@ -419,7 +419,7 @@ static void test_repair(void)
 	ctx->log_level = R2CC_LOG_ERROR;
 	unsetenv("R2CC_REPAIR");
 	ret = tune_resolve(ctx, &o);
-	tap_ok(!ret && !ctx->tune.staged, "repair: fenced by default");
+	tap_ok(!ret && ctx->tune.staged, "repair: staged by default");
 	setenv("R2CC_REPAIR", "staged", 1);
 	ret = tune_resolve(ctx, &o);
 	tap_ok(!ret && ctx->tune.staged, "R2CC_REPAIR=staged: taken");
@@ -428,7 +428,7 @@ static void test_repair(void)
 	tap_ok(!ret && !ctx->tune.staged, "R2CC_REPAIR=fenced: taken");
 	setenv("R2CC_REPAIR", "", 1);
 	ret = tune_resolve(ctx, &o);
-	tap_ok(!ret && !ctx->tune.staged, "R2CC_REPAIR empty: the default");
+	tap_ok(!ret && ctx->tune.staged, "R2CC_REPAIR empty: the default");
 	tap_ok(env_refused(ctx, "R2CC_REPAIR", bad, sizeof(bad) / sizeof(bad[0]),
 			   "want fenced or staged"),
 	       "R2CC_REPAIR in capitals, with a space, cut short, a number, "
