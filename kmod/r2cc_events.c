@@ -82,13 +82,19 @@ static struct r2cc_event *r2cc_ring_at(u64 seq)
 	return &r2cc_ring[i];
 }
 
-/* Count an open by the caller's user; -EMFILE past the limit. */
+/*
+ * Count an open by the caller's user; -EMFILE past the limit.  An
+ * administrator's (@exempt) is neither limited nor counted, so that it
+ * takes nothing from the same user's unprivileged processes.
+ */
 static int r2cc_user_get(struct r2cc_sub *sub, bool exempt)
 {
 	kuid_t uid = current_euid();
 	struct r2cc_user *u;
 	int ret = 0;
 
+	if (exempt)
+		return 0;
 	mutex_lock(&r2cc_users_lock);
 	list_for_each_entry(u, &r2cc_users, list)
 		if (uid_eq(u->uid, uid))
@@ -101,7 +107,7 @@ static int r2cc_user_get(struct r2cc_sub *sub, bool exempt)
 	u->uid = uid;
 	list_add(&u->list, &r2cc_users);
 found:
-	if (!exempt && u->subs >= READ_ONCE(r2cc_max_user_subscribers)) {
+	if (u->subs >= READ_ONCE(r2cc_max_user_subscribers)) {
 		atomic64_inc(&r2cc_refused);
 		ret = -EMFILE;
 		if (!u->subs) {
@@ -119,6 +125,8 @@ out:
 
 static void r2cc_user_put(struct r2cc_user *u)
 {
+	if (!u)
+		return;		/* an administrator's, not counted */
 	mutex_lock(&r2cc_users_lock);
 	if (!--u->subs) {
 		list_del(&u->list);
@@ -129,7 +137,8 @@ static void r2cc_user_put(struct r2cc_user *u)
 
 /*
  * A new subscriber reads from the next record emitted.  @exempt (an
- * administrator) is not counted against max_user_subscribers.
+ * administrator) is neither limited by nor counted in
+ * max_user_subscribers.
  */
 struct r2cc_sub *r2cc_sub_alloc(bool exempt)
 {
