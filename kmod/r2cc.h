@@ -119,6 +119,7 @@ int r2cc_snapshot_fill(struct r2cc_port_info *info, u32 max, u32 *count,
 int r2cc_inject(const struct r2cc_inject *inj);
 void r2cc_damping_changed(void);
 int r2cc_fail_queries(u32 dev_index, u32 port, unsigned int n);
+int r2cc_fail_device(u32 dev_index);
 
 /* A port's reported state and counters, copied under r2cc_lock. */
 struct r2cc_port_stats {

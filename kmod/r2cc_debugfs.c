@@ -5,6 +5,10 @@
  *
  * r2cc/fail_query: write "DEV_INDEX PORT COUNT" to make the next COUNT
  * queries of that port fail, as a dying HCA's would.
+ *
+ * r2cc/fatal: write "DEV_INDEX" to hand that device's event handler
+ * IB_EVENT_DEVICE_FATAL, as its driver would on a catastrophic error
+ * (rxe never raises one).  The device stays fatal until it goes.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -42,12 +46,34 @@ static const struct file_operations r2cc_fail_query_fops = {
 	.llseek = noop_llseek,
 };
 
+static ssize_t r2cc_fatal_write(struct file *file, const char __user *ubuf,
+				size_t len, loff_t *off)
+{
+	unsigned int dev;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, len, 10, &dev);
+	if (ret)
+		return ret;
+	ret = r2cc_fail_device(dev);
+	return ret ? ret : len;
+}
+
+static const struct file_operations r2cc_fatal_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = r2cc_fatal_write,
+	.llseek = noop_llseek,
+};
+
 void r2cc_debugfs_init(void)
 {
 	/* debugfs failures are not errors: the module works without it. */
 	r2cc_debugfs_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	debugfs_create_file("fail_query", 0200, r2cc_debugfs_dir, NULL,
 			    &r2cc_fail_query_fops);
+	debugfs_create_file("fatal", 0200, r2cc_debugfs_dir, NULL,
+			    &r2cc_fatal_fops);
 }
 
 void r2cc_debugfs_exit(void)

@@ -296,9 +296,13 @@ static void r2cc_port_query_failed(struct r2cc_port *p)
 				   msecs_to_jiffies(R2CC_QUERY_RETRY_MS));
 		return;
 	}
-	/* A port we cannot query is not one to send on. */
+	/*
+	 * A port we cannot query is not one to send on.  A fatal device's
+	 * are down already, for the better reason: queries to a dead device
+	 * are expected to fail.
+	 */
 	r2cc_port_undamp(p);
-	if (p->state != R2CC_PORT_NOP)
+	if (p->state != R2CC_PORT_NOP && !p->dev->fatal)
 		r2cc_port_report(p, R2CC_PORT_DOWN, R2CC_REASON_QUERY, 0);
 	/* Ask again, slower, until a query answers and brings it back. */
 	queue_delayed_work(r2cc_wq, &p->retry_work,
@@ -408,7 +412,7 @@ static void r2cc_damp_work(struct work_struct *work)
 		if (s.ok && s.state == R2CC_PORT_ACTIVE && !p->dev->fatal)
 			r2cc_port_report(p, R2CC_PORT_ACTIVE, R2CC_REASON_NONE,
 					 R2CC_EVF_DAMPED);
-		else
+		else if (!p->dev->fatal)	/* a dead device's: no flap */
 			p->flaps++;
 	}
 	mutex_unlock(&r2cc_lock);
@@ -919,6 +923,29 @@ int r2cc_fail_queries(u32 dev_index, u32 port, unsigned int n)
 		ret = 0;
 	} else if (dev) {
 		ret = -EINVAL;
+	}
+	mutex_unlock(&r2cc_lock);
+	return ret;
+}
+
+/*
+ * Hand @dev_index's event handler IB_EVENT_DEVICE_FATAL, as the driver's
+ * ib_dispatch_event() would (debugfs, for drills and tests): unlike
+ * R2CC_IOC_INJECT's fatal, the module cannot tell it from a real one.
+ * The device stays fatal until it is removed.
+ */
+int r2cc_fail_device(u32 dev_index)
+{
+	struct ib_event e = { .event = IB_EVENT_DEVICE_FATAL };
+	struct r2cc_dev *dev;
+	int ret = -ENODEV;
+
+	mutex_lock(&r2cc_lock);
+	dev = r2cc_find_dev(dev_index);
+	if (dev) {
+		e.device = dev->ibdev;
+		r2cc_event_handler(&dev->handler, &e);
+		ret = 0;
 	}
 	mutex_unlock(&r2cc_lock);
 	return ret;

@@ -3,7 +3,11 @@
 # A dead or unqueryable device is never shown healthy: a fatal device
 # reports every port DOWN (reason fatal), ports whose queries keep failing
 # go DOWN (reason query) and come back once queries answer again; a
-# device that goes and comes back gets a new state page incarnation.
+# device that goes and comes back gets a new state page incarnation.  A
+# real fatal (IB_EVENT_DEVICE_FATAL handed to the module's event handler
+# through debugfs, as the driver would: rxe never raises one) keeps its
+# ports DOWN for reason fatal when their queries then fail, counting no
+# flap.
 # ci: every kernel
 . "$(dirname "$0")/../lib/tap.sh"
 tb_require 1
@@ -45,11 +49,12 @@ diag "$(cat "$out")"
 is "$(awk '$1 ~ /^[0-9]+$/ {print $2 "/" $13}' "$out" | tr '\n' ' ')" \
 	"PORT_DOWN/2 PORT_UP/0 " \
 	"4 failed queries: DOWN (reason query), then UP once one answers"
-# fail_write LINE: the errno name a write of LINE to fail_query gets.
+# fail_write LINE [FILE]: the errno name a write of LINE to fail_query
+# (or debugfs FILE) gets.
 fail_write() {
 	tb_exec node0 python3 -c "
 import errno, os, sys
-fd = os.open('/sys/kernel/debug/r2cc/fail_query', os.O_WRONLY)
+fd = os.open('/sys/kernel/debug/r2cc/${2:-fail_query}', os.O_WRONLY)
 try:
     os.write(fd, sys.argv[1].encode()); print('ok')
 except OSError as e:
@@ -74,6 +79,33 @@ ok "$([ "$inc1" -gt "$inc0" ] && echo 1)" \
 	"the new rxe1's incarnation $inc1 is not the old one's ($inc0)"
 run_ok "state page: every valid slot has its own incarnation" \
 	tb_exec node0 "$KTEST/state_page"
+
+# The real fatal path, last: rxe0 stays fatal until the module goes.
+flaps0=$(tb_exec node0 cat $s/flaps)
+watch_for 2 sh -c "echo $dev > /sys/kernel/debug/r2cc/fatal"
+diag "$(cat "$out")"
+is "$(awk '$1 ~ /^[0-9]+$/ && $3 == "rxe0" {print $2 "/" $8 "/" $13}' "$out" | tr '\n' ' ')" \
+	"DEVICE_FATAL/0/0 PORT_DOWN/0/1 " \
+	"real fatal: DEVICE_FATAL (not flagged injected), the port DOWN for reason fatal"
+is "$(tb_exec node0 cat $s/state) $(tb_exec node0 cat $s/reason)" "DOWN 1" \
+	"sysfs: DOWN, reason fatal"
+ok "$(tb_exec node0 "$KTEST/inject" rxe0 1 up >/dev/null 2>&1 || echo 1)" \
+	"an injected up is refused: a dead device's port is never shown up"
+# Its queries fail from now on, as a dead device's do: past the three
+# failures (100 ms apart) that make a live port DOWN for reason query.
+gen0=$(tb_exec node0 cat $s/generation)
+watch_for 2 sh -c "echo '$dev 1 1000' > /sys/kernel/debug/r2cc/fail_query"
+diag "$(cat "$out")"
+is "$(awk '$1 ~ /^[0-9]+$/ && $3 == "rxe0" {print $2}' "$out" | wc -l)" 0 \
+	"queries of the fatal device's port failing: no record"
+is "$(tb_exec node0 cat $s/state) $(tb_exec node0 cat $s/reason)" "DOWN 1" \
+	"sysfs: still DOWN for reason fatal, not query"
+is "$(tb_exec node0 cat $s/generation)" "$gen0" "the port's generation did not move"
+is "$(tb_exec node0 cat $s/flaps)" "$flaps0" "no flap counted ($flaps0 before)"
+tb_exec node0 sh -c "echo '$dev 1 0' > /sys/kernel/debug/r2cc/fail_query"
+is "$(fail_write x fatal)" EINVAL "debugfs fatal: a line that is no number is EINVAL"
+is "$(fail_write -1 fatal)" EINVAL "debugfs fatal: a negative index is EINVAL"
+is "$(fail_write 99999 fatal)" ENODEV "debugfs fatal: an unknown device is ENODEV"
 run_ok "rmmod" kmod_unload node0
 rm -f "$out"
 tb_finish
