@@ -42,6 +42,12 @@ struct r2cc_port {
 	struct work_struct work;	/* re-query and report */
 	struct delayed_work damp_work;	/* flap damping hold timer */
 	struct delayed_work retry_work;	/* re-query after a failed query */
+	/*
+	 * Held from a sample of the port to its application: the three
+	 * works above run on an unordered workqueue, and a sample taken
+	 * first must not be applied last.  Outside r2cc_lock.
+	 */
+	struct mutex sample_lock;
 	unsigned long pending;		/* BIT(R2CC_EV_*) seen by handlers */
 	atomic_t fail_queries;		/* debugfs: fail this many queries */
 	int slot;			/* state page slot, -1 if none */

@@ -336,6 +336,7 @@ static void r2cc_port_refresh(struct r2cc_port *p)
 	int i;
 
 	/* Both may sleep: before r2cc_lock. */
+	mutex_lock(&p->sample_lock);
 	if (pending & BIT(R2CC_PENDING_POLL))
 		counted = r2cc_health_read(p, &errors);
 	if (query)
@@ -383,6 +384,7 @@ static void r2cc_port_refresh(struct r2cc_port *p)
 	r2cc_port_apply(p, &s);
 out:
 	mutex_unlock(&r2cc_lock);
+	mutex_unlock(&p->sample_lock);
 }
 
 static void r2cc_port_work(struct work_struct *work)
@@ -405,6 +407,7 @@ static void r2cc_damp_work(struct work_struct *work)
 					   struct r2cc_port, damp_work);
 	struct r2cc_sample s;
 
+	mutex_lock(&p->sample_lock);
 	r2cc_sample_port(p, &s);
 	mutex_lock(&r2cc_lock);
 	if (p->dev->live && !p->dev->removing && p->damping) {
@@ -416,6 +419,7 @@ static void r2cc_damp_work(struct work_struct *work)
 			p->flaps++;
 	}
 	mutex_unlock(&r2cc_lock);
+	mutex_unlock(&p->sample_lock);
 }
 
 /* Work on every port of @dev: R2CC_PENDING_EVENT, or _POLL. */
@@ -618,6 +622,7 @@ static int r2cc_add_one(struct ib_device *ibdev)
 		p->dev = dev;
 		p->num = i + 1;
 		p->slot = -1;
+		mutex_init(&p->sample_lock);
 		INIT_WORK(&p->work, r2cc_port_work);
 		INIT_DELAYED_WORK(&p->damp_work, r2cc_damp_work);
 		INIT_DELAYED_WORK(&p->retry_work, r2cc_retry_work);

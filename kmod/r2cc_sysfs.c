@@ -246,7 +246,12 @@ ATTRIBUTE_GROUPS(r2cc_dev);
 
 static void r2cc_dev_release(struct kobject *kobj)
 {
-	kfree(container_of(kobj, struct r2cc_dev, kobj));
+	struct r2cc_dev *dev = container_of(kobj, struct r2cc_dev, kobj);
+	u32 i;
+
+	for (i = 0; i < dev->nports; i++)
+		mutex_destroy(&dev->ports[i].sample_lock);
+	kfree(dev);
 }
 
 const struct kobj_type r2cc_dev_ktype = {
