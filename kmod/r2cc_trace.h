@@ -27,7 +27,10 @@ TRACE_EVENT(r2cc_transition,
 			     __field(u16, flags)
 			     __field(u8, old_state)
 			     __field(u8, new_state)
+			     __field(u8, reason)
 			     __field(u64, bandwidth_mbps)
+			     __field(u64, old_bandwidth_mbps)
+			     __field(u64, error_rate)
 			     __string(dev, ev->dev_name)),
 	    TP_fast_assign(__entry->seq = ev->seq;
 			   __entry->dev_index = ev->dev_index;
@@ -36,13 +39,17 @@ TRACE_EVENT(r2cc_transition,
 			   __entry->flags = ev->flags;
 			   __entry->old_state = ev->old_state;
 			   __entry->new_state = ev->new_state;
+			   __entry->reason = ev->reason;
 			   __entry->bandwidth_mbps = ev->bandwidth_mbps;
+			   __entry->old_bandwidth_mbps = ev->old_bandwidth_mbps;
+			   __entry->error_rate = ev->error_rate;
 			   r2cc_assign_str(dev, ev->dev_name);),
-	    TP_printk("seq=%llu dev=%s index=%u port=%u kind=%u flags=0x%x state=%u->%u bw=%llu",
+	    TP_printk("seq=%llu dev=%s index=%u port=%u kind=%u flags=0x%x state=%u->%u reason=%u bw=%llu old_bw=%llu error_rate=%llu",
 		      __entry->seq, __get_str(dev), __entry->dev_index,
 		      __entry->port, __entry->kind, __entry->flags,
 		      __entry->old_state, __entry->new_state,
-		      __entry->bandwidth_mbps)
+		      __entry->reason, __entry->bandwidth_mbps,
+		      __entry->old_bandwidth_mbps, __entry->error_rate)
 );
 
 /* A record put in the ring, for the @subscribers open at that moment. */

@@ -47,6 +47,8 @@ w1=$!
 for ((t = 0; t < 100; t++)); do
 	grep -q ready "$out0" && grep -q ready "$out1" && break; sleep 0.1
 done
+tp=/sys/kernel/tracing/events/r2cc/r2cc_transition/enable
+tb_exec node0 sh -c "echo > /sys/kernel/tracing/trace; echo 1 > $tp"
 tb shape node0 0 --rate 30mbit --loss 2
 tb shape node0 1 --rate 30mbit
 t0=$(date +%s%N)
@@ -58,6 +60,9 @@ done
 t1=$(date +%s%N)
 is "$(tb_exec node0 cat $s0/degraded)" 1 \
 	"2% loss: rxe0 DEGRADED $(((t1 - t0) / 1000000)) ms after the load started ($(tb_exec node0 cat $s0/error_rate) errors/s)"
+tr=$(tb_exec node0 sh -c "echo 0 > $tp; cat /sys/kernel/tracing/trace")
+ok "$(grep -q 'r2cc_transition:.*dev=rxe0 .*port=1 kind=14 .*error_rate=[1-9]' <<<"$tr" && echo 1)" \
+	"the tracepoint carries the DEGRADED record's error rate ($(grep -o 'kind=14 .*error_rate=[0-9]*' <<<"$tr" | grep -o 'error_rate=[0-9]*' | head -n1))"
 is "$(tb_exec node0 cat $s0/state)" ACTIVE "and still ACTIVE"
 sleep 8
 tb shape node0 0 --clear

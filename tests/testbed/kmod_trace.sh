@@ -18,8 +18,8 @@ out=$(tb_exec node0 bash -c "
 	$KTEST/inject rxe0 1 down && $KTEST/inject rxe0 1 up
 	echo 0 > $ev/enable
 	cat /sys/kernel/tracing/trace")
-ok "$(grep -q 'r2cc_transition:.*dev=rxe0 .*port=1 kind=1 flags=0x1 state=4->1' <<<"$out" && echo 1)" \
-	"ftrace: r2cc_transition for the injected down"
+ok "$(grep -q 'r2cc_transition:.*dev=rxe0 .*port=1 kind=1 flags=0x1 state=4->1 reason=0 bw=[0-9]* old_bw=[0-9]* error_rate=0' <<<"$out" && echo 1)" \
+	"ftrace: r2cc_transition for the injected down, with reason, old bandwidth and error rate"
 ok "$(grep -q 'r2cc_transition:.*kind=2 flags=0x1 state=1->4' <<<"$out" && echo 1)" \
 	"ftrace: r2cc_transition for the injected up"
 # The injecting process holds /dev/r2cc open: it is the one subscriber.
