@@ -468,9 +468,10 @@ struct r2cc_conn_stats {
 	uint64_t repair_posted_ns_last;	/* ... to the first re-sent chunk posted */
 	uint64_t repair_posted_ns_max;
 	/*
-	 * R2CC_REPAIR=staged: the sender's chunks re-sent through the
-	 * receiver's repair ring; the receiver's ring entries copied into
-	 * their messages (an entry whose chunk had arrived is not counted).
+	 * Staged repair (R2CC_REPAIR, the default): the sender's chunks
+	 * re-sent through the receiver's repair ring; the receiver's ring
+	 * entries copied into their messages (an entry whose chunk had
+	 * arrived is not counted).
 	 */
 	uint64_t staged;
 };
