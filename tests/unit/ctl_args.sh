@@ -18,8 +18,11 @@ for h in "--help" "-h" "help" "help status" "help watch" "help inject" \
 		"'$h' prints usage, exit 0"
 done
 out=$("$CTL" --version)
-ok "$([ $? = 0 ] && grep -q '^r2ccctl [0-9.]* (r2cc ABI 1' <<<"$out" && echo 1)" \
-	"--version: $out"
+rc=$?
+abi=$(sed -n 's/^#define R2CC_ABI_VERSION[[:space:]]*\([0-9]*\).*/\1/p' \
+	"$(dirname "$0")/../../include/uapi/linux/r2cc.h")
+ok "$([ $rc = 0 ] && grep -q "^r2ccctl [0-9.]* (r2cc ABI $abi," <<<"$out" && echo 1)" \
+	"--version: $out (the header's ABI $abi)"
 
 long=$(printf 'x%.0s' $(seq 300))
 cases=(
