@@ -412,12 +412,16 @@ static void r2cc_damp_work(struct work_struct *work)
 	mutex_lock(&r2cc_lock);
 	if (p->dev->live && !p->dev->removing && p->damping) {
 		p->damping = false;
-		if (s.ok && s.state == R2CC_PORT_ACTIVE && !p->dev->fatal)
+		/* A dead device's hold ends with no up and no flap. */
+		if (p->dev->fatal)
+			goto out;
+		if (s.ok && s.state == R2CC_PORT_ACTIVE)
 			r2cc_port_report(p, R2CC_PORT_ACTIVE, R2CC_REASON_NONE,
 					 R2CC_EVF_DAMPED);
-		else if (!p->dev->fatal)	/* a dead device's: no flap */
+		else
 			p->flaps++;
 	}
+out:
 	mutex_unlock(&r2cc_lock);
 	mutex_unlock(&p->sample_lock);
 }

@@ -14,6 +14,19 @@ run_ok "insmod max_user_subscribers=50" kmod_load node0 max_user_subscribers=50
 is "$(tb_exec node0 stat -c %a /dev/r2cc)" 600 "the driver creates /dev/r2cc 0600"
 tb_exec node0 chmod 0666 /dev/r2cc
 
+# release PID PATTERN: end a holder of files started in the background
+# (its local end PID, its python in the node by PATTERN for pkill -f) and
+# wait, up to 10 s, until the module counts no subscriber.
+release() {
+	kill "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	tb_exec node0 pkill -f "$2" 2>/dev/null
+	for ((t = 0; t < 50; t++)); do
+		[ "$(tb_exec node0 cat /sys/kernel/r2cc/subscribers)" = 0 ] && break
+		sleep 0.2
+	done
+}
+
 # As nobody: open up to 2000 files, report how many opened and the error.
 opener='
 import errno, os, sys, time
@@ -50,13 +63,7 @@ t1=$(date +%s%N)
 is "$(awk '$1 ~ /^[0-9]+$/ {print $2}' "$out")" PORT_DOWN \
 	"root's reader got the carrier cut ($(((t1 - t0) / 1000000)) ms from the cut)"
 tb link node0 0 up
-kill "$hpid" 2>/dev/null
-wait "$hpid" 2>/dev/null
-tb_exec node0 pkill -f 'os.setuid' 2>/dev/null
-for ((t = 0; t < 50; t++)); do
-	[ "$(tb_exec node0 cat /sys/kernel/r2cc/subscribers)" = 0 ] && break
-	sleep 0.2
-done
+release "$hpid" 'os.setuid'
 is "$(tb_exec node0 cat /sys/kernel/r2cc/subscribers)" 0 "every file closed"
 res=$(tb_exec node0 python3 -c "$opener" 0)
 is "$res" "50 EMFILE" "the limit counts open files, not past opens"
@@ -77,13 +84,7 @@ for ((t = 0; t < 100; t++)); do [ -s "$adm" ] && break; sleep 0.1; done
 is "$(cat "$adm")" 60 "nobody with CAP_NET_ADMIN: 60 files open, past the limit"
 is "$(tb_exec node0 python3 -c "$opener" 0)" "50 EMFILE" \
 	"nobody without it: still 50 files, the administrator's not counted"
-kill "$apid" 2>/dev/null
-wait "$apid" 2>/dev/null
-tb_exec node0 pkill -f 'range.60' 2>/dev/null
-for ((t = 0; t < 50; t++)); do
-	[ "$(tb_exec node0 cat /sys/kernel/r2cc/subscribers)" = 0 ] && break
-	sleep 0.2
-done
+release "$apid" 'range.60'
 rm -f "$adm"
 run_ok "max_user_subscribers=0 refuses every unprivileged open" \
 	tb_exec node0 sh -c 'echo 0 > /sys/module/r2cc/parameters/max_user_subscribers'
