@@ -155,6 +155,7 @@ struct r2cc_sub *r2cc_sub_alloc(bool exempt);
 void r2cc_sub_free(struct r2cc_sub *sub);
 void r2cc_emit(struct r2cc_event *ev);
 u64 r2cc_last_seq(void);
+bool r2cc_ring_peek(u64 next, struct r2cc_event *rec, u64 *after);
 int r2cc_sub_skip_to(struct r2cc_sub *sub, u64 seq);
 void r2cc_sub_set_filter(struct r2cc_sub *sub, u64 kinds, u32 ndevs,
 			 const u32 *devs);

@@ -168,11 +168,14 @@ void r2cc_sub_free(struct r2cc_sub *sub)
 	kfree(sub);
 }
 
+/* Whether @sub's filter passes @ev; a NULL @sub (a dump) takes all. */
 static bool r2cc_sub_wants(const struct r2cc_sub *sub,
 			   const struct r2cc_event *ev)
 {
 	u32 i;
 
+	if (!sub)
+		return true;
 	if (sub->kinds && !(sub->kinds & BIT_ULL(ev->kind)))
 		return false;
 	if (!sub->ndevs)
@@ -228,6 +231,22 @@ static bool r2cc_sub_peek(const struct r2cc_sub *sub, u64 next,
 	}
 	*after = next;
 	return false;
+}
+
+/*
+ * The record at @next, or the overflow record for those after @next - 1
+ * that the ring no longer holds, for a reader with no position of its own
+ * (the generic netlink dump): in @rec, with the position after it in
+ * *@after.  False once @next is past the last record emitted.
+ */
+bool r2cc_ring_peek(u64 next, struct r2cc_event *rec, u64 *after)
+{
+	bool got;
+
+	spin_lock(&r2cc_ring_lock);
+	got = r2cc_sub_peek(NULL, next, rec, after);
+	spin_unlock(&r2cc_ring_lock);
+	return got;
 }
 
 /* Moves a read position forward (a reader and poll may both move it). */

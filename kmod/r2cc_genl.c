@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Generic netlink family "r2cc" for admin tools: dump ports and counters,
- * read the global counters, inject (CAP_NET_ADMIN), and an "events"
- * multicast group carrying every record.
+ * read the global counters, inject (CAP_NET_ADMIN), an "events" multicast
+ * group carrying every record, and a dump of the records the ring holds.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -14,6 +14,7 @@ static const struct nla_policy r2cc_genl_policy[R2CC_ATTR_MAX + 1] = {
 	[R2CC_ATTR_DEV_INDEX] = { .type = NLA_U32 },
 	[R2CC_ATTR_PORT] = { .type = NLA_U32 },
 	[R2CC_ATTR_KIND] = NLA_POLICY_MAX(NLA_U16, R2CC_EV_KIND_MAX),
+	[R2CC_ATTR_SEQ] = { .type = NLA_U64 },
 };
 
 static const struct genl_multicast_group r2cc_genl_mcgrps[] = {
@@ -119,6 +120,84 @@ static int r2cc_genl_inject(struct sk_buff *skb, struct genl_info *info)
 	return r2cc_inject(&inj);
 }
 
+/* A record as R2CC_CMD_EVENT's attributes, one per field (linux/r2cc.h). */
+static int r2cc_genl_put_event(struct sk_buff *skb,
+			       const struct r2cc_event *ev)
+{
+	if (nla_put_u64_64bit(skb, R2CC_ATTR_SEQ, ev->seq, R2CC_ATTR_PAD) ||
+	    nla_put_u16(skb, R2CC_ATTR_KIND, ev->kind) ||
+	    nla_put_u16(skb, R2CC_ATTR_FLAGS, ev->flags) ||
+	    nla_put_u64_64bit(skb, R2CC_ATTR_TIME_NS, ev->time_ns,
+			      R2CC_ATTR_PAD) ||
+	    nla_put_u32(skb, R2CC_ATTR_DEV_INDEX, ev->dev_index) ||
+	    nla_put_string(skb, R2CC_ATTR_DEV_NAME, ev->dev_name) ||
+	    nla_put_u32(skb, R2CC_ATTR_PORT, ev->port) ||
+	    nla_put_u8(skb, R2CC_ATTR_OLD_STATE, ev->old_state) ||
+	    nla_put_u8(skb, R2CC_ATTR_STATE, ev->new_state) ||
+	    nla_put_u8(skb, R2CC_ATTR_PHYS_STATE, ev->phys_state) ||
+	    nla_put_u8(skb, R2CC_ATTR_REASON, ev->reason) ||
+	    nla_put_u32(skb, R2CC_ATTR_IFINDEX, ev->ifindex) ||
+	    nla_put_u64_64bit(skb, R2CC_ATTR_BANDWIDTH_MBPS,
+			      ev->bandwidth_mbps, R2CC_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, R2CC_ATTR_OLD_BANDWIDTH_MBPS,
+			      ev->old_bandwidth_mbps, R2CC_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, R2CC_ATTR_LOST, ev->lost, R2CC_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, R2CC_ATTR_ERROR_RATE, ev->error_rate,
+			      R2CC_ATTR_PAD) ||
+	    nla_put(skb, R2CC_ATTR_EVENT, sizeof(*ev), ev))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* Where a dump of the ring stands, in the callback's scratch space. */
+struct r2cc_dump_ctx {
+	u64 next;		/* the next record to send */
+	bool started;
+	bool past_end;		/* asked after U64_MAX: nothing to send */
+};
+
+static_assert(sizeof(struct r2cc_dump_ctx) <=
+	      sizeof_field(struct netlink_callback, ctx));
+
+/*
+ * The ring's records after R2CC_ATTR_SEQ, for a tool that starts late
+ * (r2ccctl watch --since).  A record overwritten between two parts of the
+ * dump becomes an overflow record, as for a slow reader of /dev/r2cc.
+ */
+static int r2cc_genl_dump_events(struct sk_buff *skb,
+				 struct netlink_callback *cb)
+{
+	struct r2cc_dump_ctx *d = (struct r2cc_dump_ctx *)cb->ctx;
+	struct r2cc_event rec;
+	void *hdr;
+	u64 after;
+
+	if (!d->started) {
+		/* the family's policy has checked that it is a u64 */
+		const struct nlattr *a = nlmsg_find_attr(cb->nlh, GENL_HDRLEN,
+							 R2CC_ATTR_SEQ);
+		u64 since = a ? nla_get_u64(a) : 0;
+
+		d->started = true;
+		d->past_end = since == U64_MAX;
+		d->next = since + 1;
+	}
+	while (!d->past_end && r2cc_ring_peek(d->next, &rec, &after)) {
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &r2cc_genl_family,
+				  NLM_F_MULTI, R2CC_CMD_GET_EVENTS);
+		if (!hdr)
+			break;
+		if (r2cc_genl_put_event(skb, &rec)) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		d->next = after;
+	}
+	return skb->len;
+}
+
 static const struct genl_small_ops r2cc_genl_ops[] = {
 	{
 		.cmd = R2CC_CMD_GET_PORT,
@@ -127,6 +206,10 @@ static const struct genl_small_ops r2cc_genl_ops[] = {
 	{
 		.cmd = R2CC_CMD_GET_STATS,
 		.doit = r2cc_genl_get_stats,
+	},
+	{
+		.cmd = R2CC_CMD_GET_EVENTS,
+		.dumpit = r2cc_genl_dump_events,
 	},
 	{
 		.cmd = R2CC_CMD_INJECT,
@@ -159,28 +242,7 @@ void r2cc_genl_notify(const struct r2cc_event *ev)
 	if (!msg)
 		return;
 	hdr = genlmsg_put(msg, 0, 0, &r2cc_genl_family, 0, R2CC_CMD_EVENT);
-	if (!hdr ||
-	    nla_put_u64_64bit(msg, R2CC_ATTR_SEQ, ev->seq, R2CC_ATTR_PAD) ||
-	    nla_put_u16(msg, R2CC_ATTR_KIND, ev->kind) ||
-	    nla_put_u16(msg, R2CC_ATTR_FLAGS, ev->flags) ||
-	    nla_put_u64_64bit(msg, R2CC_ATTR_TIME_NS, ev->time_ns,
-			      R2CC_ATTR_PAD) ||
-	    nla_put_u32(msg, R2CC_ATTR_DEV_INDEX, ev->dev_index) ||
-	    nla_put_string(msg, R2CC_ATTR_DEV_NAME, ev->dev_name) ||
-	    nla_put_u32(msg, R2CC_ATTR_PORT, ev->port) ||
-	    nla_put_u8(msg, R2CC_ATTR_OLD_STATE, ev->old_state) ||
-	    nla_put_u8(msg, R2CC_ATTR_STATE, ev->new_state) ||
-	    nla_put_u8(msg, R2CC_ATTR_PHYS_STATE, ev->phys_state) ||
-	    nla_put_u8(msg, R2CC_ATTR_REASON, ev->reason) ||
-	    nla_put_u32(msg, R2CC_ATTR_IFINDEX, ev->ifindex) ||
-	    nla_put_u64_64bit(msg, R2CC_ATTR_BANDWIDTH_MBPS,
-			      ev->bandwidth_mbps, R2CC_ATTR_PAD) ||
-	    nla_put_u64_64bit(msg, R2CC_ATTR_OLD_BANDWIDTH_MBPS,
-			      ev->old_bandwidth_mbps, R2CC_ATTR_PAD) ||
-	    nla_put_u64_64bit(msg, R2CC_ATTR_LOST, ev->lost, R2CC_ATTR_PAD) ||
-	    nla_put_u64_64bit(msg, R2CC_ATTR_ERROR_RATE, ev->error_rate,
-			      R2CC_ATTR_PAD) ||
-	    nla_put(msg, R2CC_ATTR_EVENT, sizeof(*ev), ev)) {
+	if (!hdr || r2cc_genl_put_event(msg, ev)) {
 		nlmsg_free(msg);
 		return;
 	}

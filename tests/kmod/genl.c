@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The "r2cc" generic netlink family: port dump, stats, inject (admin only,
- * with argument validation) and the "events" multicast group.
+ * with argument validation), the "events" multicast group, and the dump
+ * of the records the ring holds (GET_EVENTS after a sequence number).
  */
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
@@ -40,6 +41,52 @@ static int on_event(struct nl_msg *msg, void *arg)
 		got_event = 1;
 	}
 	return NL_OK;
+}
+
+/* Records a GET_EVENTS dump returned, in order. */
+static struct r2cc_event dumped[64];
+static int ndumped, dump_total;
+
+static int on_dumped(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *tb[R2CC_ATTR_MAX + 1];
+
+	(void)arg;
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, R2CC_ATTR_MAX, NULL) ||
+	    genlmsg_hdr(nlmsg_hdr(msg))->cmd != R2CC_CMD_GET_EVENTS ||
+	    !tb[R2CC_ATTR_EVENT] ||
+	    nla_len(tb[R2CC_ATTR_EVENT]) != sizeof(dumped[0]))
+		return NL_SKIP;
+	if (ndumped < (int)(sizeof(dumped) / sizeof(dumped[0])))
+		memcpy(&dumped[ndumped++], nla_data(tb[R2CC_ATTR_EVENT]),
+		       sizeof(dumped[0]));
+	dump_total++;
+	return NL_OK;
+}
+
+/*
+ * GET_EVENTS after @since (@how 0: as a u64, 1: as a u32, too short,
+ * 2: no attribute); the records in dumped[].  0 or a libnl error.
+ */
+static int dump_events(struct nl_sock *sk, uint64_t since, int how)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+	int ret;
+
+	ndumped = dump_total = 0;
+	genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, NLM_F_DUMP,
+		    R2CC_CMD_GET_EVENTS, R2CC_GENL_VERSION);
+	if (how == 0)
+		nla_put_u64(msg, R2CC_ATTR_SEQ, since);
+	else if (how == 1)
+		nla_put_u32(msg, R2CC_ATTR_SEQ, (uint32_t)since);
+	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, on_dumped, NULL);
+	ret = nl_send_auto(sk, msg);
+	nlmsg_free(msg);
+	if (ret >= 0)
+		ret = nl_recvmsgs_default(sk);
+	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_DEFAULT, NULL, NULL);
+	return ret < 0 ? ret : 0;
 }
 
 /*
@@ -101,7 +148,7 @@ int main(void)
 		tap_skip_all("no generic netlink");
 	/* Only INJECT asks for an ACK; nothing stale is left to read. */
 	nl_socket_disable_auto_ack(sk);
-	tap_plan(13);
+	tap_plan(18);
 
 	family = genl_ctrl_resolve(sk, R2CC_GENL_NAME);
 	tap_ok(family > 0, "family %s resolves (id %d)", R2CC_GENL_NAME,
@@ -139,6 +186,37 @@ int main(void)
 	       "the events group carries the record (seq %llu)",
 	       (unsigned long long)event.seq);
 	tap_ok(nl_inject(sk, dev, port, R2CC_EV_PORT_UP, 0) == 0, "INJECT up");
+
+	/* The ring after the record just seen: it, then the up. */
+	ret = dump_events(sk, event.seq - 1, 0);
+	tap_ok(!ret && ndumped >= 2 && dumped[0].seq == event.seq &&
+	       dumped[0].kind == R2CC_EV_PORT_DOWN &&
+	       dumped[1].seq == event.seq + 1 &&
+	       dumped[1].kind == R2CC_EV_PORT_UP,
+	       "GET_EVENTS after seq %llu: the down (seq %llu), then the up (%d records, %s)",
+	       (unsigned long long)event.seq - 1,
+	       (unsigned long long)(ndumped ? dumped[0].seq : 0), dump_total,
+	       nl_geterror(ret));
+	ret = dump_events(sk, event.seq + 1, 0);
+	tap_ok(!ret && dump_total == 0,
+	       "GET_EVENTS after the last record: none (%d, %s)", dump_total,
+	       nl_geterror(ret));
+	ret = dump_events(sk, UINT64_MAX, 0);
+	tap_ok(!ret && dump_total == 0,
+	       "GET_EVENTS after 2^64 - 1: none, no wrap to the first (%d, %s)",
+	       dump_total, nl_geterror(ret));
+	ret = dump_events(sk, 0, 2);
+	for (i = 1; i < ndumped && dumped[i].seq == dumped[i - 1].seq + 1; i++)
+		;
+	tap_ok(!ret && ndumped > 0 && i == ndumped &&
+	       (dumped[0].seq == 1 || dumped[0].kind == R2CC_EV_OVERFLOW),
+	       "GET_EVENTS with no sequence: from the first record held, in order (first seq %llu, %d records)",
+	       (unsigned long long)(ndumped ? dumped[0].seq : 0), dump_total);
+	ret = dump_events(sk, 5, 1);
+	/* Attribute length errors are EINVAL or ERANGE by kernel version. */
+	tap_ok(ret == -NLE_INVAL || ret == -NLE_RANGE,
+	       "GET_EVENTS with a u32 sequence is refused (%s)",
+	       nl_geterror(ret));
 
 	ret = nl_inject(sk, dev, port, -1, 0);
 	tap_ok(ret == -NLE_INVAL, "INJECT without a kind: EINVAL (%s)",

@@ -6,7 +6,7 @@
 # lists every port sysfs has, with its index and state; get-stats gives
 # sysfs's counters; a YNL subscriber of the "events" group receives, fully
 # decoded, the record of a drill it injects (kind, flags, device, states);
-# inject is refused without CAP_NET_ADMIN (EPERM) and with a kind out of
+# get-events replays the ring's last records; inject is refused without CAP_NET_ADMIN (EPERM) and with a kind out of
 # range (the policy's extack says so).
 # Not in make check for now (CI of 2026-12-03 saw the subscriber, which
 # then had a fixed 20 s window, miss a whole pair on 6.12 under load);
@@ -87,6 +87,12 @@ is "$(rxe0_state)" \
 inject port-up >/dev/null
 is "$(rxe0_state)" \
 	"['active']" "an injected port-up brings it back"
+last=$(ynl --do get-stats | py 'd["events-emitted"]')
+evs=$(ynl --dump get-events --json "{\"seq\": $((last - 2))}")
+diag "$evs"
+is "$(py '[(m["seq"] - '"$last"', m["kind"], m["dev-name"], m["state"]) for m in d]' <<<"$evs")" \
+	"[(-1, 'port-down', 'rxe0', 'down'), (0, 'port-up', 'rxe0', 'active')]" \
+	"--dump get-events after the last two records but two: those two, decoded, in order"
 
 if tb_exec node0 sh -c 'command -v setpriv' >/dev/null; then
 	out=$(tb_exec node0 setpriv --reuid=65534 --regid=65534 --clear-groups \

@@ -151,7 +151,9 @@ def listed(op, kind, part):
 
 for op, kind, part, fn in (("get-port", "dump", "reply", "r2cc_genl_put_port"),
                            ("get-stats", "do", "reply", "r2cc_genl_get_stats"),
-                           ("event", "event", None, "r2cc_genl_notify")):
+                           ("event", "event", None, "r2cc_genl_put_event"),
+                           ("get-events", "dump", "reply",
+                            "r2cc_genl_put_event")):
     want, got = sent(fn), listed(op, kind, part)
     t.ok(want == got, f"{op}: the spec lists what {fn}() sends"
          f"{f' (missing {sorted(want - got)})' if want - got else ''}"
@@ -160,6 +162,10 @@ req = {m.group(1) for m in re.finditer(r"GENL_REQ_ATTR_CHECK\(info, (R2CC_ATTR_\
                                        body("r2cc_genl_inject"))}
 t.ok(req == listed("inject", "do", "request"),
      "inject: the spec's request attributes are the ones the module requires")
+t.ok(listed("get-events", "dump", "request") == {"R2CC_ATTR_SEQ"} and
+     "nlmsg_find_attr(cb->nlh, GENL_HDRLEN,\n\t\t\t\t\t\t\t R2CC_ATTR_SEQ)"
+     in body("r2cc_genl_dump_events"),
+     "get-events: the spec's request attribute is the one the module reads")
 t.ok("GENL_ADMIN_PERM" in genl and
      next(o for o in ops["list"] if o["name"] == "inject").get("flags") ==
      ["admin-perm"], "inject: admin-perm in the spec, GENL_ADMIN_PERM in the module")
@@ -180,10 +186,11 @@ if os.path.isfile(os.path.join(ynl, "tools", "net", "ynl", "lib", "nlspec.py")):
     t.ok(fam is not None, f"YNL validates the spec against genetlink-legacy.yaml"
          f" and loads it{f': {err}' if err else ''}")
     if fam:
-        t.ok(sorted(fam.msgs) == ["event", "get-port", "get-stats", "inject"]
+        t.ok(sorted(fam.msgs) == ["event", "get-events", "get-port",
+                                  "get-stats", "inject"]
              and fam.attr_sets["r2cc"]["degraded"].value ==
              header_enum("r2cc_genl_attr")["R2CC_ATTR_DEGRADED"],
-             "YNL sees four operations and the header's attribute values")
+             "YNL sees five operations and the header's attribute values")
     # Bad specs are refused: the check above can fail.
     bad_spec = os.path.join(os.environ.get("TMPDIR", "/tmp"),
                             f"r2cc-bad-spec-{os.getpid()}.yaml")

@@ -54,6 +54,15 @@
  * _IFINDEX, _BANDWIDTH_MBPS, _OLD_BANDWIDTH_MBPS, _LOST and _ERROR_RATE.
  * R2CC_ATTR_EVENT (the struct r2cc_event) still comes too, for tools
  * written against the first version; it is deprecated.
+ *
+ * R2CC_CMD_GET_EVENTS dumps the records the module's ring (the last
+ * queue_len) still holds after R2CC_ATTR_SEQ (u64; absent: 0, from the
+ * first), in order, up to the last one emitted while the dump runs, one
+ * message each with R2CC_CMD_EVENT's attributes.  Records after
+ * R2CC_ATTR_SEQ that were overwritten come first as one R2CC_EV_OVERFLOW
+ * record: @lost counts them, @seq is the last of them.  A tool that joins
+ * the events group first and then dumps sees every record once, or is
+ * told which it missed.  A module without it answers -EOPNOTSUPP.
  */
 #define R2CC_GENL_NAME		"r2cc"
 #define R2CC_GENL_VERSION	1
@@ -65,6 +74,7 @@ enum r2cc_genl_cmd {
 	R2CC_CMD_GET_STATS,
 	R2CC_CMD_INJECT,
 	R2CC_CMD_EVENT,		/* notification */
+	R2CC_CMD_GET_EVENTS,	/* dump, after R2CC_ATTR_SEQ */
 	__R2CC_CMD_MAX,
 };
 
