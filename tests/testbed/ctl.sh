@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # r2ccctl against the real module: status (text and JSON) lists every
 # port sysfs has, with the module's parameters; watch prints injected
-# records in order and reports a gap after --since; inject needs
+# records in order and replays from --since what the module's ring
+# holds, naming exactly what it does not; inject needs
 # CAP_NET_ADMIN and refuses unknown devices, ports and bad forms;
 # prometheus passes promtool and writes its file whole; with r2cc.ko
 # gone, every verb says so (exit 3).
@@ -57,20 +58,32 @@ print(r[0]["seq"] - '"$emitted"', " ".join(x["kind"] for x in r))' <"$w")
 is "$kinds" "1 port_down port_up" \
 	"watch: the next two records, port_down then port_up, injected"
 
-# --since before what it can see: the records between are a gap.
-since=$((emitted - 1))
+# --since replays what the module's ring still holds: the two drills,
+# at once, nothing injected; then replay and live records run on in
+# order, none twice.
+out=$(tb_exec node0 "$CTL" watch --json --since "$emitted" --count 2 --timeout 5 2>/dev/null)
+is "$?" 0 "watch --since: the two drills replayed, exit 0"
+kinds=$(python3 -c 'import json, sys
+r = [json.loads(l) for l in sys.stdin if l.startswith("{")]
+print(" ".join("%d:%s" % (x["seq"] - '"$emitted"', x["kind"]) for x in r))' <<<"$out")
+is "$kinds" "1:port_down 2:port_up" "watch --since: records $((emitted + 1)) and $((emitted + 2)), in order"
 rm -f "$w"
 w=$(mktemp)
-tb_exec node0 "$CTL" watch --since "$since" --count 1 --timeout 30 \
+tb_exec node0 "$CTL" watch --since "$emitted" --count 3 --timeout 30 \
 	>"$w" 2>&1 &
 wpid=$!
 for ((t = 0; t < 100; t++)); do grep -q watching "$w" && break; sleep 0.1; done
 tb_exec node0 "$CTL" inject rxe0 1 down
 wait "$wpid"
-is "$?" 1 "watch --since with records unseen exits 1"
-grep -q "^gap: records $emitted..$((emitted + 2)) were not seen" "$w"
-ok "$([ $? = 0 ] && echo 1)" "and names the gap"
+is "$?" 0 "watch --since, then live: exit 0"
 diag "$(cat "$w")"
+seqs=$(awk '$1 == "seq" {print $2}' "$w" | tr '\n' ' ')
+is "$seqs" "$((emitted + 1)) $((emitted + 2)) $((emitted + 3)) " \
+	"watch --since, then live: the two drills replayed, the new down live; none twice, no gap"
+out=$(tb_exec node0 "$CTL" watch --since $((emitted + 1000000)) --timeout 1 2>&1)
+rc=$?
+ok "$([ $rc = 1 ] && grep -q 'was it reloaded' <<<"$out" && echo 1)" \
+	"watch --since past the last record: exit $rc, says so ($out)"
 tb_exec node0 "$CTL" inject 0 1 up >/dev/null
 ok "$([ $? = 0 ] && echo 1)" "inject takes a device index too"
 
@@ -119,6 +132,24 @@ is "$(tb_exec node0 sh -c 'cat /tmp/r2cc.prom | grep -c "^r2cc_"; ls /tmp/r2cc.p
 out=$(tb_exec node0 "$CTL" prometheus --output /proc/r2cc.prom 2>&1)
 is "$?" 1 "prometheus --output into /proc: exit 1 ($out)"
 
+# A ring too short for --since: what it no longer holds is named as a
+# gap, exactly, and the rest follows in order.
+run_ok "rmmod r2cc" kmod_unload node0
+run_ok "insmod r2cc.ko queue_len=4" kmod_load node0 queue_len=4
+for i in 1 2 3; do
+	tb_exec node0 "$CTL" inject rxe0 1 down
+	tb_exec node0 "$CTL" inject rxe0 1 up
+done >/dev/null
+last=$(tb_exec node0 "$CTL" --json status | python3 -c 'import json, sys
+print(json.loads(sys.stdin.read())["events"]["emitted"])')
+out=$(tb_exec node0 "$CTL" watch --since 0 --count 4 --timeout 5 2>/dev/null)
+rc=$?
+diag "$out"
+ok "$([ $rc = 1 ] && [ "$(head -n 1 <<<"$out")" = "gap: records 1..$((last - 4)) were not seen" ] && echo 1)" \
+	"watch --since 0 with a ring of 4 and $last records: exit $rc, the first $((last - 4)) named lost"
+is "$(awk '$1 == "seq" {print $2}' <<<"$out" | tr '\n' ' ')" \
+	"$((last - 3)) $((last - 2)) $((last - 1)) $last " \
+	"and the 4 it holds follow, in order"
 run_ok "rmmod r2cc" kmod_unload node0
 for v in status "watch --timeout 1" "inject rxe0 1 down" prometheus; do
 	# shellcheck disable=SC2086

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * r2ccctl's side of the "r2cc" generic netlink family (linux/r2cc.h):
- * the port dump, the global counters, inject, and the events group.
+ * the port dump, the global counters, inject, the events group and the
+ * replay of the records the module still holds.
  * Errors come back as the kernel's own -errno, read from the NLMSG_ERROR
  * reply (libnl's NLE_* codes lose which errno it was).
  */
@@ -26,6 +27,9 @@ struct ctl_nl {
 	/* A record received. */
 	struct r2cc_event *ev;
 	int got;
+	/* A replay of the ring in progress. */
+	void (*replay)(const struct r2cc_event *ev, void *arg);
+	void *replay_arg;
 };
 
 static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
@@ -244,19 +248,20 @@ int ctl_nl_inject(struct ctl_nl *nl, uint32_t dev, uint32_t port,
 }
 
 /*
- * A record, from its attributes; from the struct r2cc_event blob when a
- * first-version module sends only that.
+ * A record into *@ev (from the group or a replay), from its attributes;
+ * from the struct r2cc_event blob when a first-version module sends only
+ * that.  0, or -1 if @msg is not a
+ * record.
  */
-static int on_event(struct nl_msg *msg, void *arg)
+static int parse_event(struct nl_msg *msg, struct r2cc_event *ev)
 {
-	struct ctl_nl *nl = arg;
+	uint8_t cmd = genlmsg_hdr(nlmsg_hdr(msg))->cmd;
 	struct nlattr *tb[R2CC_ATTR_MAX + 1];
-	struct r2cc_event *ev = nl->ev;
 	struct nlattr *a;
 
-	if (genlmsg_hdr(nlmsg_hdr(msg))->cmd != R2CC_CMD_EVENT ||
+	if ((cmd != R2CC_CMD_EVENT && cmd != R2CC_CMD_GET_EVENTS) ||
 	    genlmsg_parse(nlmsg_hdr(msg), 0, tb, R2CC_ATTR_MAX, NULL))
-		return NL_SKIP;
+		return -1;
 	memset(ev, 0, sizeof(*ev));
 	if (tb[R2CC_ATTR_KIND] && tb[R2CC_ATTR_SEQ]) {
 		ev->size = sizeof(*ev);
@@ -281,18 +286,53 @@ static int on_event(struct nl_msg *msg, void *arg)
 			get_u64(tb, R2CC_ATTR_OLD_BANDWIDTH_MBPS);
 		ev->lost = get_u64(tb, R2CC_ATTR_LOST);
 		ev->error_rate = get_u64(tb, R2CC_ATTR_ERROR_RATE);
-		nl->got = 1;
-		return NL_STOP;
+		return 0;
 	}
 	a = tb[R2CC_ATTR_EVENT];
 	/* An older module's shorter record reads as zero past its end. */
 	if (!a || nla_len(a) < (int)offsetof(struct r2cc_event, dev_name))
-		return NL_SKIP;
+		return -1;
 	memcpy(ev, nla_data(a), (size_t)nla_len(a) < sizeof(*ev) ?
 	       (size_t)nla_len(a) : sizeof(*ev));
 	ev->dev_name[sizeof(ev->dev_name) - 1] = '\0';
+	return 0;
+}
+
+static int on_event(struct nl_msg *msg, void *arg)
+{
+	struct ctl_nl *nl = arg;
+
+	if (parse_event(msg, nl->ev))
+		return NL_SKIP;
 	nl->got = 1;
 	return NL_STOP;
+}
+
+static int on_replayed(struct nl_msg *msg, void *arg)
+{
+	struct ctl_nl *nl = arg;
+	struct r2cc_event ev;
+
+	if (!parse_event(msg, &ev))
+		nl->replay(&ev, nl->replay_arg);
+	return NL_OK;
+}
+
+int ctl_nl_replay(struct ctl_nl *nl, uint64_t since,
+		  void (*fn)(const struct r2cc_event *ev, void *arg),
+		  void *arg)
+{
+	struct nl_msg *msg = msg_new(nl, R2CC_CMD_GET_EVENTS, NLM_F_DUMP);
+
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_u64(msg, R2CC_ATTR_SEQ, since)) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	nl->replay = fn;
+	nl->replay_arg = arg;
+	return request(nl, msg, on_replayed);
 }
 
 int ctl_nl_subscribe(struct ctl_nl *nl)

@@ -48,9 +48,9 @@ static const char usage_watch[] =
 "\n"
 "One line per event r2cc.ko emits (with --json, one JSON object per\n"
 "line), from its generic netlink \"events\" group.\n"
-"  --since SEQ    print only records after sequence number SEQ; records\n"
-"                 between SEQ and the first one seen are reported as a\n"
-"                 gap (the group keeps no history)\n"
+"  --since SEQ    first the records after sequence number SEQ that the\n"
+"                 module still holds (its last queue_len), then new ones;\n"
+"                 those it no longer holds are reported as a gap\n"
 "  --count N      stop after N records (1..1000000000)\n"
 "  --timeout SEC  stop after SEC seconds (0.001..86400) even if fewer came\n"
 "A jump in sequence numbers (records lost to a full socket) is printed as\n"
@@ -271,6 +271,72 @@ static void print_gap(uint64_t from, uint64_t to)
 		       (unsigned long long)from, (unsigned long long)to);
 }
 
+/* Where a watch stands: the next record due, and how many printed. */
+struct watch {
+	uint64_t next;
+	long long seen, count;
+	int rc;
+};
+
+/*
+ * One record, in order: a jump in sequence numbers is a gap (records
+ * lost), an overflow record names the ones the ring no longer had, and a
+ * record seen already (in the replay, then live) is not printed twice.
+ */
+static void watch_one(const struct r2cc_event *ev, void *arg)
+{
+	struct watch *w = arg;
+
+	if (w->count >= 0 && w->seen >= w->count)
+		return;
+	if (ev->kind == R2CC_EV_OVERFLOW) {
+		if (ev->lost && ev->seq >= w->next) {
+			print_gap(ev->seq - ev->lost + 1, ev->seq);
+			w->rc = CTL_FAIL;
+			w->next = ev->seq + 1;
+		}
+		return;
+	}
+	if (ev->seq < w->next)
+		return;
+	if (w->next && ev->seq > w->next) {
+		print_gap(w->next, ev->seq - 1);
+		w->rc = CTL_FAIL;
+	}
+	w->next = ev->seq + 1;
+	ctl_print_event(stdout, ev, json);
+	fflush(stdout);
+	w->seen++;
+}
+
+/*
+ * The records after @since that the module's ring still holds, before the
+ * live ones (the group is joined already, so none falls between).  A
+ * module without the replay leaves those records to be reported as a gap.
+ */
+static int watch_replay(struct ctl_nl *nl, long long since, struct watch *w)
+{
+	struct ctl_stats st;
+	int ret;
+
+	w->next = (uint64_t)since + 1;
+	ret = ctl_nl_stats(nl, &st);
+	if (ret)
+		return nl_failed("reading the counters", ret);
+	if ((uint64_t)since > st.emitted) {
+		fprintf(stderr, "r2ccctl: --since %lld: r2cc.ko has emitted %llu records only (was it reloaded?)\n",
+			since, (unsigned long long)st.emitted);
+		return CTL_FAIL;
+	}
+	ret = ctl_nl_replay(nl, (uint64_t)since, watch_one, w);
+	if (ret == -EOPNOTSUPP) {
+		fprintf(stderr, "r2ccctl: this r2cc.ko keeps no history to replay: records after %lld before the first one seen are a gap\n",
+			since);
+		return CTL_OK;
+	}
+	return ret ? nl_failed("replaying the records", ret) : CTL_OK;
+}
+
 static double mono_s(void)
 {
 	struct timespec ts;
@@ -289,9 +355,9 @@ static int cmd_watch(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	long long since = -1, count = -1, seen = 0;
+	long long since = -1, count = -1;
 	double timeout = -1, end = 0;
-	uint64_t next = 0;
+	struct watch w = { 0 };
 	struct r2cc_event ev;
 	struct ctl_nl *nl = NULL;
 	int c, ret, rc = CTL_OK;
@@ -344,13 +410,19 @@ static int cmd_watch(int argc, char **argv)
 		ctl_nl_close(nl);
 		return nl_failed("joining the events group", ret);
 	}
-	if (since >= 0)
-		next = (uint64_t)since + 1;
 	if (timeout > 0)
 		end = mono_s() + timeout;
 	/* Tell a script the subscription is live before it makes events. */
 	fprintf(stderr, "r2ccctl: watching\n");
-	while (count < 0 || seen < count) {
+	w.count = count;
+	if (since >= 0) {
+		rc = watch_replay(nl, since, &w);
+		if (rc != CTL_OK) {
+			ctl_nl_close(nl);
+			return rc;
+		}
+	}
+	while (count < 0 || w.seen < count) {
 		int ms = -1;
 
 		if (timeout > 0) {
@@ -371,19 +443,10 @@ static int cmd_watch(int argc, char **argv)
 			rc = nl_failed("reading events", ret);
 			break;
 		}
-		if (since >= 0 && ev.seq <= (uint64_t)since)
-			continue;
-		if (next && ev.seq > next) {
-			print_gap(next, ev.seq - 1);
-			rc = CTL_FAIL;
-		}
-		next = ev.seq + 1;
-		ctl_print_event(stdout, &ev, json);
-		fflush(stdout);
-		seen++;
+		watch_one(&ev, &w);
 	}
 	ctl_nl_close(nl);
-	return rc;
+	return rc != CTL_OK ? rc : w.rc;
 }
 
 /* DEV as a name or an index, resolved against the module's ports. */

@@ -71,6 +71,14 @@ int ctl_nl_subscribe(struct ctl_nl *nl);
  */
 int ctl_nl_next_event(struct ctl_nl *nl, struct r2cc_event *ev,
 		      int timeout_ms);
+/*
+ * Every record the module's ring holds after @since, in order, to @fn;
+ * first an R2CC_EV_OVERFLOW record for those after @since it no longer
+ * holds.  0 or the kernel's -errno (-EOPNOTSUPP: a module without it).
+ */
+int ctl_nl_replay(struct ctl_nl *nl, uint64_t since,
+		  void (*fn)(const struct r2cc_event *ev, void *arg),
+		  void *arg);
 
 /* libr2cc's per-process stats files (jobs.c). */
 struct ctl_job_conn {
