@@ -57,10 +57,27 @@ struct r2cc_tune {
 	uint32_t qp_grave_ms;		/* a replaced QP lives on this long */
 	uint32_t degrade_hold_ms;	/* a degraded rail's least drain */
 	uint32_t progress_ms;		/* the progress thread's period, 0 */
+	uint32_t health_ms;		/* hw_counters poll, no r2cc.ko; 0 */
+	uint32_t degrade_rate;		/* sequence errors/s that degrade */
 	uint32_t stall_adapt;		/* stall bound from the gaps (stall.h) */
 	bool staged;			/* R2CC_REPAIR=staged (xport/stage.c) */
 	bool tcp_fallback;
 	char ctrl_ifname[16];
+};
+
+/*
+ * A NIC's error counters, read by the library itself when r2cc.ko does
+ * not judge its port (platform/health.c).
+ */
+#define NIC_HEALTH_FDS	4
+struct nic_health {
+	int fd[NIC_HEALTH_FDS];		/* hw_counters files, open */
+	int nfd;
+	uint64_t last, last_ns;		/* the last reading, and when */
+	uint32_t rate;			/* errors/s between the last two */
+	uint32_t win[3];		/* the last rates, for their mean */
+	uint8_t win_n, win_at, under;
+	bool news;			/* a verdict not handed out yet */
 };
 
 struct r2cc_nic {
@@ -71,7 +88,9 @@ struct r2cc_nic {
 	int32_t kmod_dev;		/* r2cc.ko device index, -1 */
 	int32_t slot;			/* state page slot, -1 */
 	uint64_t incarnation;		/* the port's, in that slot */
-	uint8_t degraded;		/* r2cc.ko: failing while ACTIVE */
+	uint8_t degraded;		/* failing while ACTIVE: r2cc.ko or
+					 * health.c says so */
+	struct nic_health health;
 	/* the in-flight window every connection's rails on it share */
 	int wrs;			/* work requests posted, not completed */
 	int active;			/* rails holding or wanting some of it */
@@ -99,6 +118,7 @@ struct r2cc_ctx {
 	const struct r2cc_state_header *state;	/* mapped page, or NULL */
 	size_t state_size;
 	int epoll_fd;			/* verbs source: all async fds */
+	uint64_t health_next_ns;	/* verbs source: next counters poll */
 	int ndevs;			/* devices with a NIC in use */
 	struct ibv_context *devs[R2CC_MAX_NICS];
 	struct ibv_pd *pds[R2CC_MAX_NICS];

@@ -84,6 +84,16 @@ int tune_resolve(struct r2cc_ctx *ctx, const struct r2cc_ctx_opts *o)
 	/* The stall detector's bound from each rail's gaps (stall.h). */
 	ret = ret ?: tune_u32(ctx, 0, "R2CC_STALL_ADAPT", 1, 0, 1,
 			      &t->stall_adapt);
+	/*
+	 * Without r2cc.ko, the library judges each port from its error
+	 * counters (platform/health.c), as the module would: every
+	 * R2CC_HEALTH_MS (0: off), degraded at a mean of R2CC_DEGRADE_RATE
+	 * sequence errors a second (0: off), the module's defaults.
+	 */
+	ret = ret ?: tune_u32(ctx, 0, "R2CC_HEALTH_MS", 1000, 0, 60000,
+			      &t->health_ms);
+	ret = ret ?: tune_u32(ctx, 0, "R2CC_DEGRADE_RATE", 2, 0, 1000000,
+			      &t->degrade_rate);
 	/* The progress thread's period (progress.c); 0: no thread. */
 	ret = ret ?: tune_u32(ctx, 0, "R2CC_PROGRESS_MS", 10, 0, 10000,
 			      &t->progress_ms);

@@ -7,7 +7,8 @@
  *   r2cc_nic_is_active() is one load;
  * - without the module: the async event fd of every device in use, which
  *   only reports changes to processes that opened the device, later than
- *   the module (see Documentation/kmod.rst).
+ *   the module (see Documentation/kmod.rst), and the NICs' own error
+ *   counters for early warning (health.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -175,6 +176,7 @@ static int verbs_open(struct r2cc_ctx *ctx)
 		}
 	}
 	ctx->source = R2CC_NOTIFY_VERBS;
+	health_open(ctx);
 	return 0;
 }
 
@@ -196,8 +198,10 @@ void notify_close(struct r2cc_ctx *ctx)
 	if (ctx->kmod_fd >= 0)
 		close(ctx->kmod_fd);
 	ctx->kmod_fd = -1;
-	if (ctx->epoll_fd >= 0)
+	if (ctx->epoll_fd >= 0) {
 		close(ctx->epoll_fd);
+		health_close(ctx);
+	}
 	ctx->epoll_fd = -1;
 }
 
@@ -297,6 +301,10 @@ static int verbs_poll_one(struct r2cc_ctx *ctx, struct r2cc_nic_event *ev)
 			ev->new_state = nic_state(pa.state);
 			ev->source = R2CC_NOTIFY_VERBS;
 			ev->time_ns = clock_now_ns();
+			/* a port that left ACTIVE is not degraded, it is down */
+			if (ev->new_state != R2CC_NIC_ACTIVE)
+				ctx->nics[i].degraded = 0;
+			ev->degraded = ctx->nics[i].degraded;
 			__atomic_store_n(&ctx->nics[i].state, ev->new_state,
 				 __ATOMIC_RELAXED);
 			return 1;
@@ -316,8 +324,10 @@ int notify_poll(struct r2cc_ctx *ctx, struct r2cc_nic_event *ev)
 {
 	int ret;
 
-	ret = ctx->source == R2CC_NOTIFY_KMOD ? kmod_poll_one(ctx, ev) :
-						verbs_poll_one(ctx, ev);
+	if (ctx->source == R2CC_NOTIFY_KMOD)
+		ret = kmod_poll_one(ctx, ev);
+	else
+		ret = verbs_poll_one(ctx, ev) ?: health_poll(ctx, ev);
 	ev->size = sizeof(*ev);
 	return ret;
 }

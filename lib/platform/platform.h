@@ -24,6 +24,14 @@ void notify_close(struct r2cc_ctx *ctx);
  */
 int notify_poll(struct r2cc_ctx *ctx, struct r2cc_nic_event *ev);
 void notify_keep(struct r2cc_ctx *ctx, const struct r2cc_nic_event *ev);
+/*
+ * Without r2cc.ko, the NICs' own error counters (health.c): opened with
+ * the verbs source; health_poll() is 1 with @ev when a port's verdict
+ * (degraded or recovered) changed, else 0.
+ */
+void health_open(struct r2cc_ctx *ctx);
+void health_close(struct r2cc_ctx *ctx);
+int health_poll(struct r2cc_ctx *ctx, struct r2cc_nic_event *ev);
 uint64_t clock_now_ns(void);
 
 #endif

@@ -113,3 +113,23 @@ xfer_returned() {
 		else if (down && b > at) back = 1 }
 		END { exit !(down && back) }' "$XF_DIR/$1.log"
 }
+
+# xfer_rail1_bytes: the sender's bytes on rail 1 at its last progress tick
+# written whole ("tick T s0 b0 s1 b1 @NOW i0 i1", --ticks of two rails).
+xfer_rail1_bytes() {
+	awk '$1 == "tick" && $7 ~ /^@/ && NF == 9 { b = $6 }
+		END { print b + 0 }' "$XF_DIR/0.log"
+}
+
+# xfer_wait_log N SECONDS PATTERN...: until the sender logged any of the
+# PATTERNs (fixed strings) N times in all.
+xfer_wait_log() {
+	local t n=$1 secs=$2 pats=()
+	shift 2
+	for p in "$@"; do pats+=(-e "$p"); done
+	for ((t = 0; t < secs * 10; t++)); do
+		[ "$(grep -cF "${pats[@]}" "$XF_DIR/0.log")" -ge "$n" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}

@@ -25,32 +25,12 @@ tb_require 2
 [ "$TB_NICS" -ge 2 ] || skip_all "needs 2 NICs"
 plan_later
 
-# rail1_bytes: the sender's bytes on rail 1 at its last progress tick
-# (one written whole: "tick T s0 b0 s1 b1 @NOW i0 i1").
-rail1_bytes() {
-	awk '$1 == "tick" && $7 ~ /^@/ && NF == 9 { b = $6 }
-		END { print b + 0 }' "$XF_DIR/0.log"
-}
-
-# wait_log N SECONDS PATTERN...: until the sender logged any of the
-# PATTERNs (fixed strings) N times in all.
-wait_log() {
-	local t n=$1 secs=$2 pats=()
-	shift 2
-	for p in "$@"; do pats+=(-e "$p"); done
-	for ((t = 0; t < secs * 10; t++)); do
-		[ "$(grep -cF "${pats[@]}" "$XF_DIR/0.log")" -ge "$n" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # wait_still SECONDS: until rail 1's bytes stay the same for two seconds.
 wait_still() {
 	local t b=-1 n
 	for ((t = 0; t < $1; t += 2)); do
 		sleep 2
-		n=$(rail1_bytes)
+		n=$(xfer_rail1_bytes)
 		[ "$n" = "$b" ] && return 0
 		b=$n
 	done
@@ -70,7 +50,7 @@ tb shape node0 1 --rate 30mbit
 xfer_start "R2CC_STALL_MS=3000 R2CC_IB_TIMEOUT=17" --msgs 400 --size 1048576 --ticks
 run_ok "both ranks streaming" xfer_streaming
 sleep 2
-b0=$(rail1_bytes)
+b0=$(xfer_rail1_bytes)
 ok "$([ "$b0" -gt 0 ] && echo 1)" "healthy: rail 1 carries ($b0 bytes)"
 
 # What an application reading NIC events sees: the degradation, as a
@@ -86,7 +66,7 @@ for ((t = 0; t < 100; t++)); do
 done
 tb shape node0 1 --rate 30mbit --loss 2
 t0=$(date +%s%N)
-run_ok "2% loss: the sender drains rail 1" wait_log 1 40 "$drain" "$pdrain"
+run_ok "2% loss: the sender drains rail 1" xfer_wait_log 1 40 "$drain" "$pdrain"
 t1=$(date +%s%N)
 diag "drained $(((t1 - t0) / 1000000)) ms after the loss began"
 for ((t = 0; t < 100; t++)); do grep -q '^event' "$ev" && break; sleep 0.1; done
@@ -95,14 +75,14 @@ is "$(awk '/^event/ {print $2, $3, $4, $5, $6, $7, $8}' "$ev")" \
 run_ok "what rail 1 had in flight completes" wait_still 20
 
 tb shape node0 1 --rate 30mbit
-run_ok "loss removed: rail 1 back in the schedule" wait_log 1 40 "$back"
-b2=$(rail1_bytes)
+run_ok "loss removed: rail 1 back in the schedule" xfer_wait_log 1 40 "$back"
+b2=$(xfer_rail1_bytes)
 sleep 3
-ok "$([ "$(rail1_bytes)" -gt "$b2" ] && echo 1)" \
-	"recovered: rail 1 carries again ($b2 -> $(rail1_bytes) bytes)"
+ok "$([ "$(xfer_rail1_bytes)" -gt "$b2" ] && echo 1)" \
+	"recovered: rail 1 carries again ($b2 -> $(xfer_rail1_bytes) bytes)"
 
 tb shape node0 1 --rate 30mbit --loss 2
-run_ok "loss again: drained again" wait_log 2 40 "$drain" "$pdrain"
+run_ok "loss again: drained again" xfer_wait_log 2 40 "$drain" "$pdrain"
 run_ok "and its chunks completed" wait_still 20
 tb link node0 1 down
 sleep 2

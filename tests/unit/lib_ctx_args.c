@@ -405,6 +405,50 @@ static void test_progress_ms(void)
 	free(ctx);
 }
 
+/*
+ * R2CC_HEALTH_MS and R2CC_DEGRADE_RATE: the library's own judge of its
+ * ports without r2cc.ko (platform/health.c), the module's defaults.
+ */
+static void test_health(void)
+{
+	static const char *const bad_ms[] = {
+		"60001", "-1", "abc", "1s", "4294967297", " ",
+	};
+	static const char *const bad_rate[] = {
+		"1000001", "-2", "two", "2/s", "18446744073709551617", "2 ",
+	};
+	struct r2cc_ctx_opts o = { .size = sizeof(o) };
+	struct r2cc_ctx *ctx = calloc(1, sizeof(*ctx));
+	int ret;
+
+	ctx->log = log_cb;
+	ctx->log_level = R2CC_LOG_ERROR;
+	unsetenv("R2CC_HEALTH_MS");
+	unsetenv("R2CC_DEGRADE_RATE");
+	ret = tune_resolve(ctx, &o);
+	tap_ok(!ret && ctx->tune.health_ms == 1000 &&
+	       ctx->tune.degrade_rate == 2,
+	       "health: every 1000 ms, degraded at 2 errors/s by default (%u, %u)",
+	       ctx->tune.health_ms, ctx->tune.degrade_rate);
+	setenv("R2CC_HEALTH_MS", "0", 1);
+	setenv("R2CC_DEGRADE_RATE", "1000000", 1);
+	ret = tune_resolve(ctx, &o);
+	tap_ok(!ret && ctx->tune.health_ms == 0 &&
+	       ctx->tune.degrade_rate == 1000000,
+	       "R2CC_HEALTH_MS=0 (off) and R2CC_DEGRADE_RATE=1000000 (the most): taken");
+	unsetenv("R2CC_DEGRADE_RATE");
+	tap_ok(env_refused(ctx, "R2CC_HEALTH_MS", bad_ms,
+			   sizeof(bad_ms) / sizeof(bad_ms[0]), "want 0..60000"),
+	       "R2CC_HEALTH_MS over 60000, negative, junk, a unit, over 32 "
+	       "bits, blank: EINVAL, the range logged");
+	tap_ok(env_refused(ctx, "R2CC_DEGRADE_RATE", bad_rate,
+			   sizeof(bad_rate) / sizeof(bad_rate[0]),
+			   "want 0..1000000"),
+	       "R2CC_DEGRADE_RATE over 1000000, negative, junk, a unit, over "
+	       "64 bits, a trailing blank: EINVAL, the range logged");
+	free(ctx);
+}
+
 /* R2CC_REPAIR: staged (the default) or fenced, nothing else. */
 static void test_repair(void)
 {
@@ -495,7 +539,7 @@ int main(void)
 	struct r2cc_ctx *ctx = (struct r2cc_ctx *)&o;
 	int ret;
 
-	tap_plan(11 + 12 + 9 + 9 + 3 + 7 + 4 + 5);
+	tap_plan(11 + 12 + 9 + 9 + 3 + 7 + 4 + 5 + 4);
 	tap_ok(r2cc_notify_source(NULL) == 0, "notify_source(NULL): 0");
 	tap_ok(r2cc_notify_source(ctx) == 0,
 	       "notify_source of something not a context: 0");
@@ -543,5 +587,6 @@ int main(void)
 	test_nic_window();
 	test_progress_ms();
 	test_repair();
+	test_health();
 	return tap_done();
 }
