@@ -3,6 +3,7 @@
 # Flap damping (damping_ms): a down is reported at once, an up only after
 # the port stayed up for damping_ms; a flap inside the window is counted,
 # not reported.
+# ci: every kernel
 . "$(dirname "$0")/../lib/tap.sh"
 tb_require 1
 plan_later

@@ -5,6 +5,7 @@
 # each, default 40; scripts/check-full.sh 150) and rxe0's carrier flaps;
 # every subscriber sees the same records, with consecutive sequence
 # numbers.
+# ci: every kernel
 . "$(dirname "$0")/../lib/tap.sh"
 tb_require 1
 [ "$TB_NICS" -ge 2 ] || skip_all "needs 2 NICs"
