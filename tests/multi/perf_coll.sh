@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # r2cc-perf --coll on every node: each collective kind runs, every rank
 # exits 0, and rank 0's result lines say every element on every rank was
-# right, with sizes, counts and busbw as the manual describes them.
+# right, with sizes, counts and busbw as the manual describes them; every
+# --dtype, every --op; --timeline and --csv, a line per call.
 . "$(dirname "$0")/../lib/tap.sh"
 tb_require 3
 plan_later
@@ -48,11 +49,51 @@ done
 is "$(field "$dir/allgather.0" count | tail -1)" $((65536 / 4 / n)) \
 	"allgather: 64K is the output, $((65536 / 4 / n)) int32 per rank"
 is "$(field "$dir/allreduce.0" count | tail -1)" 16384 "allreduce: 64K is 16384 int32"
-ok "$(awk -v n="$n" '/^r2cc-perf-coll: kind=allreduce size=65536/ {
+ok "$(awk -v n="$n" '/^r2cc-perf-coll: kind=allreduce .* size=65536 / {
 	for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 	r = v["busbw_mbps"] / v["algbw_mbps"]; want = 2 * (n - 1) / n
 	good = r > want * 0.99 && r < want * 1.01 }
 	END { exit !good }' "$dir/allreduce.0" && echo 1)" \
 	"allreduce: busbw is algbw x 2(n-1)/n"
+
+# Every element type, each with one of the reductions, and the other
+# kinds with the types where their arithmetic is hardest: every result
+# element checked on every rank (tools/perf/dtype.c).
+ops=(sum prod min max avg)
+i=0
+for dt in int8 uint8 int32 uint32 int64 uint64 float16 bfloat16 float32 float64; do
+	op=${ops[i % 5]}
+	i=$((i + 1))
+	perf_coll allreduce --dtype $dt --op $op --sweep 4K:8K --iters 2
+	rc=$?
+	f=$dir/allreduce.0
+	ok "$([ $rc = 0 ] && [ "$(field "$f" bad | sort -u)" = 0 ] &&
+		[ "$(field "$f" dtype | sort -u)" = $dt ] &&
+		[ "$(field "$f" op | sort -u)" = $op ] && echo 1)" \
+		"allreduce of $dt, $op: every rank right, exit 0 ($rc failed)"
+	[ "$_tap_failed" = 0 ] || diag "$(cat "$dir"/allreduce.*)"
+done
+for c in "reduce_scatter float16 avg" "reduce bfloat16 prod" "reduce int8 sum" \
+	"allgather int8 -" "broadcast float64 -"; do
+	read -r kind dt op <<<"$c"
+	args=(--dtype "$dt" --size 8K --iters 2)
+	[ "$op" = - ] || args+=(--op "$op")
+	perf_coll "$kind" "${args[@]}"
+	rc=$?
+	ok "$([ $rc = 0 ] && [ "$(field "$dir/$kind.0" bad)" = 0 ] && echo 1)" \
+		"$kind of $dt ${op#-}: every rank right, exit 0 ($rc failed)"
+done
+
+# --timeline and --csv: a line per timed call, each rank its own CSV.
+perf_coll allreduce --sweep 4K:8K --iters 3 --timeline --csv /tmp/r2cc-perf-coll-%r.csv
+rc=$?
+is "$(grep -c ' s  allreduce ' "$dir/allreduce.0")" 6 \
+	"--timeline: rank 0 prints one line per timed call (2 sizes x 3, $rc ranks failed)"
+csv=$(tb_exec node1 cat /tmp/r2cc-perf-coll-1.csv)
+is "$(head -n 1 <<<"$csv")" "time_s,size,iter,us,algo,failovers,resent_bytes,tcp_bytes,view_changes" \
+	"--csv: the header"
+ok "$(tail -n +2 <<<"$csv" | awk -F, 'NF != 9 || $4 <= 0 || $5 != "ring" {b = 1}
+	{n++; s[$2]++} END {exit b || n != 6 || s[4096] != 3 || s[8192] != 3}' && echo 1)" \
+	"--csv: rank 1's six calls, three per size, each with its time and the ring"
 rm -rf "$dir"
 tb_finish

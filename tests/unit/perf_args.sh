@@ -67,8 +67,17 @@ cases=(
 	"--coll and --lat|exclude each other|--coll allreduce --lat"
 	"--coll and --window|--window applies to --bw only|--coll allreduce --window 2"
 	"--coll and --duration|--duration applies to --bw and --lat|--coll allgather --duration 2"
-	"--coll and --timeline|--timeline, --csv and --at apply|--coll reduce --timeline"
-	"--coll and --at|--timeline, --csv and --at apply|--coll broadcast --at 1:true"
+	"--coll and --at|--at applies to --bw and --lat|--coll broadcast --at 1:true"
+	"--dtype unknown|--dtype: 'float' is not int8|--coll allreduce --dtype float"
+	"--dtype empty|--dtype: .* is not int8|--coll allreduce --dtype="
+	"--dtype upper case|--dtype: 'INT32' is not|--coll allreduce --dtype INT32"
+	"--dtype without value|--dtype needs a value|--coll allreduce --dtype"
+	"--dtype without --coll|--dtype and --op apply to --coll only|--bw --dtype int8"
+	"--op unknown|--op: 'mean' is not sum|--coll allreduce --op mean"
+	"--op a format string|--op: .* is not sum|--coll allreduce --op %s%n%x"
+	"--op without --coll|--dtype and --op apply to --coll only|--lat --op max"
+	"--op with allgather|--op applies to the reductions|--coll allgather --op max"
+	"--op with broadcast|--op applies to the reductions|--op min --coll broadcast"
 	"--mesh without --coll|--mesh applies to --coll only|--mesh"
 	"--mesh with --lat|--mesh applies to --coll only|--lat --mesh"
 	"--mesh with a value|--mesh takes no value|--coll allreduce --mesh=1"
@@ -104,7 +113,7 @@ rdv_cases=(
 	"--coll, --rank >= world|rank 4.*below the world size 4|--root 127.0.0.1:9 --rank 4 --world 4 --coll allreduce"
 )
 
-plan $((${#cases[@]} + ${#rdv_cases[@]} + 10))
+plan $((${#cases[@]} + ${#rdv_cases[@]} + 11))
 
 for c in "${cases[@]}"; do
 	IFS='|' read -r desc pat args <<<"$c"
@@ -143,7 +152,8 @@ ok "$(grep -q 'Usage: r2cc-perf' <<<"$out" && echo 1)" "--help prints usage"
 missing=
 for f in bw lat coll size sweep iters duration window no-verify interval-ms \
 	timeline csv at timeout verbose root rank world chunk stall-ms \
-	rail-depth peer-timeout-ms tcp-fallback nics ctrl-if no-kmod help; do
+	rail-depth peer-timeout-ms tcp-fallback nics ctrl-if no-kmod help \
+	mesh dtype op; do
 	grep -q -- "--$f\b" <<<"$out" || missing="$missing --$f"
 done
 ok "$([ -z "$missing" ] && echo 1)" "--help documents every flag${missing:+ (missing:$missing)}"
@@ -160,4 +170,9 @@ timeout 30 "$PERF" --root 127.0.0.1:9 --rank 2 --world 3 --timeout 1 \
 	--coll reduce_scatter --sweep 4K:64K --iters 3 >/dev/null 2>&1
 rc=$?
 ok "$([ $rc = 1 ] && echo 1)" "--coll on 3 ranks is not a usage error either (exit $rc)"
+timeout 30 "$PERF" --root 127.0.0.1:9 --rank 1 --world 2 --timeout 1 \
+	--coll reduce --dtype bfloat16 --op max --timeline --csv /dev/null \
+	--iters 3 >/dev/null 2>&1
+rc=$?
+ok "$([ $rc = 1 ] && echo 1)" "--coll with --dtype, --op, --timeline and --csv is not a usage error (exit $rc)"
 done_testing

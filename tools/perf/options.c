@@ -27,12 +27,17 @@ static const char usage[] =
 "                       round trip), one message in flight\n"
 "  --coll KIND          a collective on every rank of the world (any size):\n"
 "                       allreduce, reduce_scatter, allgather, broadcast or\n"
-"                       reduce (root 0) of int32, SIZE bytes in the largest\n"
+"                       reduce (root 0), SIZE bytes in the largest\n"
 "                       buffer as nccl-tests counts them; median time, algbw\n"
 "                       and busbw; --iters per size (default 10)\n"
 "      --mesh           --coll on a communicator with the mesh\n"
 "                       (R2CC_COMM_MESH): small allreduces by recursive\n"
 "                       doubling\n"
+"      --dtype TYPE     --coll's elements: int8, uint8, int32 (default),\n"
+"                       uint32, int64, uint64, float16, bfloat16, float32\n"
+"                       or float64\n"
+"      --op OP          --coll's reduction: sum (default), prod, min, max\n"
+"                       or avg (allreduce, reduce_scatter, reduce)\n"
 "\n"
 "Messages:\n"
 "  -s, --size BYTES     message size, suffixes K, M, G (x1024); default\n"
@@ -50,10 +55,13 @@ static const char usage[] =
 "      --interval-ms MS  timeline interval (default 100)\n"
 "      --timeline       print one line per interval: time, Mbit/s, per rail\n"
 "                       Mbit/s and state, and events (rail state changes,\n"
-"                       failovers, repairs and their latency, --at commands)\n"
+"                       failovers, repairs and their latency, --at commands);\n"
+"                       --coll: one line per call on rank 0 (time, size, us,\n"
+"                       algorithm, failovers, re-sent and TCP bytes, view)\n"
 "      --csv FILE       write the timeline as CSV (time_s, mbit_s, railN_mbit_s,\n"
-"                       railN_state, event, msg_size); %r in FILE becomes\n"
-"                       the rank\n"
+"                       railN_state, event, msg_size; --coll: time_s, size,\n"
+"                       iter, us, algo, failovers, resent_bytes, tcp_bytes,\n"
+"                       view_changes); %r in FILE becomes the rank\n"
 "      --at SECS:CMD    SECS after the transfer starts, run CMD with /bin/sh\n"
 "                       in the background (repeatable, up to 32); e.g.\n"
 "                       --at '2:ip link set eth1 down'\n"
@@ -86,8 +94,8 @@ static const char usage[] =
 "  r2cc-perf-result: size= msgs= bytes= verified= bad= mbps= failovers=\n"
 "  repairs= repair_ms_max= tcp_bytes= resent= mbps_med= mbps_p99= ...\n"
 "--coll: rank 0 prints one line per size, every rank's results counted:\n"
-"  r2cc-perf-coll: kind= size= count= ranks= iters= us_med= us_min=\n"
-"  algbw_mbps= busbw_mbps= bad= failovers= resent=\n"
+"  r2cc-perf-coll: kind= dtype= op= size= count= ranks= iters= us_med=\n"
+"  us_min= algbw_mbps= busbw_mbps= bad= failovers= resent=\n"
 "\n"
 "Exit status: 0 success, 1 a failed operation, a timeout or corrupted\n"
 "data (on either rank), 2 a bad command line or environment.\n";
@@ -376,7 +384,7 @@ enum {
 	OPT_TIMELINE, OPT_CSV, OPT_AT, OPT_TIMEOUT, OPT_ROOT, OPT_RANK,
 	OPT_WORLD, OPT_CHUNK, OPT_STALL, OPT_DEPTH, OPT_PEER_TIMEOUT,
 	OPT_TCP, OPT_NICS, OPT_CTRL_IF, OPT_NO_KMOD, OPT_VERSION, OPT_COLL,
-	OPT_MESH,
+	OPT_MESH, OPT_DTYPE, OPT_OP,
 };
 
 static const struct option longopts[] = {
@@ -384,6 +392,8 @@ static const struct option longopts[] = {
 	{ "lat", no_argument, NULL, OPT_LAT },
 	{ "coll", required_argument, NULL, OPT_COLL },
 	{ "mesh", no_argument, NULL, OPT_MESH },
+	{ "dtype", required_argument, NULL, OPT_DTYPE },
+	{ "op", required_argument, NULL, OPT_OP },
 	{ "size", required_argument, NULL, 's' },
 	{ "sweep", required_argument, NULL, OPT_SWEEP },
 	{ "iters", required_argument, NULL, 'n' },
@@ -433,12 +443,15 @@ static const char *flag_name(int c, int idx)
 void perf_parse_args(int argc, char **argv, struct perf_opts *o)
 {
 	int c, idx, mode_set = 0, size_set = 0, sweep_set = 0;
-	int rank_set = 0, world_set = 0, window_set = 0;
+	int rank_set = 0, world_set = 0, window_set = 0, dtype_set = 0;
+	int op_set = 0;
 	uint64_t slot, ring;
 	const char *f;
 
 	memset(o, 0, sizeof(*o));
 	o->mode = PERF_BW;
+	o->dtype = R2CC_INT32;
+	o->op = R2CC_SUM;
 	o->window = 4;
 	o->verify = 1;
 	o->interval_ms = 100;
@@ -470,6 +483,20 @@ void perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		}
 		case OPT_MESH:
 			o->mesh = 1;
+			break;
+		case OPT_DTYPE:
+			if (perf_dtype_parse(optarg, &o->dtype))
+				usage_err("--dtype: %s is not int8, uint8, int32, "
+					  "uint32, int64, uint64, float16, "
+					  "bfloat16, float32 or float64",
+					  shown(optarg));
+			dtype_set = 1;
+			break;
+		case OPT_OP:
+			if (perf_op_parse(optarg, &o->op))
+				usage_err("--op: %s is not sum, prod, min, max "
+					  "or avg", shown(optarg));
+			op_set = 1;
 			break;
 		case 's':
 			o->sizes[0] = get_bytes(f, optarg, 1, PERF_MAX_MSG);
@@ -605,6 +632,11 @@ void perf_parse_args(int argc, char **argv, struct perf_opts *o)
 			  "message in flight)");
 	if (o->mesh && o->mode != PERF_COLL)
 		usage_err("--mesh applies to --coll only");
+	if ((dtype_set || op_set) && o->mode != PERF_COLL)
+		usage_err("--dtype and --op apply to --coll only");
+	if (op_set && (o->coll == PERF_ALLGATHER || o->coll == PERF_BROADCAST))
+		usage_err("--op applies to the reductions: allreduce, "
+			  "reduce_scatter and reduce");
 	if (o->mode == PERF_COLL) {
 		if (window_set)
 			usage_err("--window applies to --bw only (--coll runs "
@@ -612,9 +644,8 @@ void perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		if (o->duration > 0)
 			usage_err("--duration applies to --bw and --lat (every "
 				  "rank must run as many collectives: --iters)");
-		if (o->timeline || o->csv || o->nat)
-			usage_err("--timeline, --csv and --at apply to --bw and "
-				  "--lat");
+		if (o->nat)
+			usage_err("--at applies to --bw and --lat");
 		if (!o->iters)
 			o->iters = 10;
 	}

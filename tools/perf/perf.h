@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include <r2cc/coll.h>
 #include <r2cc/r2cc.h>
 
 #define PERF_NAME		"r2cc-perf"
@@ -75,6 +76,8 @@ struct perf_opts {
 	const char *ctrl_if;
 	int no_kmod;
 	int mesh;		/* --mesh: R2CC_COMM_MESH */
+	enum r2cc_dtype dtype;	/* --dtype, --coll */
+	enum r2cc_redop op;	/* --op, --coll's reductions */
 };
 
 /* options.c: fills @o or exits (0 for --help/--version, 2 for errors). */
@@ -186,10 +189,37 @@ struct perf {
 	uint64_t rposted, rdone;	/* receive ring positions */
 	uint64_t seq_tx, seq_rx;	/* data messages, all phases */
 	struct timeline tl;
+	/* --coll: when the timed calls began, and the counters then */
+	double coll_t0;
+	struct r2cc_comm_stats coll_st0;
 	int failed;			/* bad data or protocol: exit 1 */
 	int phase_failed;		/* the same, in the current phase */
 	int bad_reported;
 };
+
+/*
+ * dtype.c: --dtype and --op.  What a reduction's element must be, from
+ * every rank's small integer input: the exact sum, the product wrapped to
+ * 64 bits (and as a power of two, 2^@prod_log2: the inputs are 1 or 2),
+ * the least and the greatest.
+ */
+struct perf_want {
+	uint64_t sum, prod, min, max;
+	unsigned int prod_log2;
+};
+
+int perf_dtype_parse(const char *s, enum r2cc_dtype *dt);
+int perf_op_parse(const char *s, enum r2cc_redop *op);
+const char *perf_dtype_name(enum r2cc_dtype dt);
+const char *perf_op_name(enum r2cc_redop op);
+size_t perf_dtype_size(enum r2cc_dtype dt);
+/* Store the small integer @k (at most 2048) as element @i: exact. */
+void perf_dtype_put(void *buf, size_t i, enum r2cc_dtype dt, uint64_t k);
+/* Element @i is exactly @k. */
+int perf_dtype_is(const void *buf, size_t i, enum r2cc_dtype dt, uint64_t k);
+/* Element @i is the reduction @op of @n ranks' inputs that @w describes. */
+int perf_dtype_check(const void *buf, size_t i, enum r2cc_dtype dt,
+		     enum r2cc_redop op, int n, const struct perf_want *w);
 
 /* coll.c: --coll, on a communicator of every rank; returns the exit code. */
 int perf_coll_run(struct perf *p);
