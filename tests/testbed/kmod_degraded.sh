@@ -5,10 +5,13 @@
 # module's poll turns that into PORT_DEGRADED at both ends while the port
 # is still ACTIVE, and into PORT_RECOVERED once the loss is gone.  The
 # clean rail carrying the same load never becomes DEGRADED.
+# tools/bpftrace/r2cc-degraded.bt, watching, gives each with its cause:
+# the error rates of the polls that led to it.
 # rxe on 6.12 corrupts its slab under this much retransmission (a kernel
 # bug outside r2cc, Documentation/testbed.rst): make check runs it on 6.1.
 # ci: kernel 6.1
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/bpftrace.sh"
 tb_require 1
 [ "$TB_NICS" -ge 2 ] || skip_all "needs 2 NICs"
 plan_later
@@ -40,6 +43,13 @@ bw() {
 }
 
 is "$(tb_exec node0 cat $s0/error_counters)" 5 "rxe0: 5 error counters found"
+bt=$(mktemp)
+have_bt=0
+if tb_exec node0 sh -c 'command -v bpftrace' >/dev/null; then
+	bt_start node0 '^watching' "$R2CC_REPO/tools/bpftrace/r2cc-degraded.bt"
+	ok "$([ $? = 0 ] && echo 1)" "r2cc-degraded.bt attached"
+	have_bt=1
+fi
 tb_exec node0 "$KTEST/watch" -t 50000 >"$out0" 2>&1 &
 w0=$!
 tb_exec node1 "$KTEST/watch" -t 50000 >"$out1" 2>&1 &
@@ -70,6 +80,23 @@ for ((t = 0; t < 200; t++)); do
 	[ "$(tb_exec node0 cat $s0/degraded)" = 0 ] && break; sleep 0.1
 done
 is "$(tb_exec node0 cat $s0/degraded)" 0 "loss removed: rxe0 RECOVERED"
+if [ $have_bt = 1 ]; then
+	bt_stop "$bt"
+	diag "$(cat "$bt")"
+	# rxe0 port 1: DEGRADED (record N) at R errors/s; last polls, newest
+	# first: r1 r2 r3 r4 r5 errors/s; T errors in all
+	ok "$(awk '/rxe0 port 1: DEGRADED / {
+		for (i = 1; i <= NF; i++) if ($i == "first:") break
+		m = ($(i + 1) + $(i + 2) + $(i + 3)) / 3
+		if (m >= 2 && $(i + 1) > 0) f = 1 }
+		END { exit !f }' "$bt" && echo 1)" \
+		"r2cc-degraded.bt: DEGRADED with its cause, the last three polls' mean at 2 errors/s or more"
+	ok "$(grep -q 'rxe0 port 1: RECOVERED (record [0-9]*) at [01] errors/s' "$bt" && echo 1)" \
+		"r2cc-degraded.bt: RECOVERED, at 1 error/s or less"
+	ok "$(! grep -q 'rxe1 port 1: DEGRADED' "$bt" && echo 1)" \
+		"r2cc-degraded.bt: nothing about the clean rail"
+fi
+rm -f "$bt"
 for n in node0 node1; do tb_exec $n pkill -f "$KTEST/watch"; done
 wait
 diag "node0: $(grep -E 'PORT_(DEGRADED|RECOVERED)' "$out0")"

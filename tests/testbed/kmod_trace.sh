@@ -4,6 +4,7 @@
 # (ftrace), and tools/bpftrace/r2cc-transitions.bt sees a transition.
 # ci: every kernel
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/bpftrace.sh"
 tb_require 1
 plan_later
 
@@ -45,28 +46,14 @@ ok "$(grep -q 'r2cc_errors: dev=rxe0 port=1 rate=[0-9]* total=[0-9]* degraded=0'
 
 if tb_exec node0 sh -c 'command -v bpftrace' >/dev/null; then
 	bt=$(mktemp)
-	TB_TIMEOUT=180 tb_exec node0 timeout 150 bpftrace \
-		"$R2CC_REPO/tools/bpftrace/r2cc-transitions.bt" >"$bt" 2>&1 &
-	bpid=$!
-	for ((t = 0; t < 1200; t++)); do
-		grep -q '^SEQ' "$bt" && break
-		kill -0 "$bpid" 2>/dev/null || break
-		sleep 0.1
-	done
+	bt_start node0 '^SEQ' "$R2CC_REPO/tools/bpftrace/r2cc-transitions.bt"
 	tb_exec node0 "$KTEST/inject" rxe0 1 down
 	tb_exec node0 "$KTEST/inject" rxe0 1 up
-	for ((t = 0; t < 100; t++)); do
-		grep -q ' 1->4 ' "$bt" && break
-		sleep 0.1
+	for ((t = 0; t < 50; t++)); do
+		bt_read | grep -q ' 1->4 ' && break
+		sleep 0.2
 	done
-	tb_exec node0 pkill -INT -x bpftrace
-	# It has taken 140 s to exit after SIGINT once (CI, 6.12): 10 s, then KILL.
-	for ((t = 0; t < 100; t++)); do
-		kill -0 "$bpid" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -0 "$bpid" 2>/dev/null && tb_exec node0 pkill -KILL -x bpftrace
-	wait "$bpid"
+	bt_stop "$bt"
 	ok "$(grep -Eq '^[0-9]+ +rxe0 +1 +1 +4->1 ' "$bt" && grep -q ' 1->4 ' "$bt" && echo 1)" \
 		"bpftrace script prints the down and the up"
 	diag "$(cat "$bt")"
