@@ -411,6 +411,9 @@ struct r2cc_rail_stats {
 	uint64_t weight;	/* share of the schedule (bandwidth, Mbit/s) */
 	uint64_t drains;	/* times it was drained for a degraded port */
 	uint64_t inflight;	/* sender: writes posted, not completed yet */
+	uint64_t probe_failures; /* sender: rebuilt, and its probe failed */
+	uint8_t confirmed;	/* sender: out, two probes failed in a row */
+	uint8_t reserved[7];	/* written as 0 */
 };
 
 /*

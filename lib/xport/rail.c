@@ -19,6 +19,8 @@
 
 #define BACKOFF_MIN_NS	(200ull * 1000000)
 #define BACKOFF_MAX_NS	(2000ull * 1000000)
+/* failed probes in a row that confirm a rail's failure (st.confirmed) */
+#define CONFIRM_PROBES	2
 
 int rails_up(const struct r2cc_conn *c)
 {
@@ -369,9 +371,28 @@ void rail_stop(struct r2cc_conn *c, struct rail *r)
 	r->state = RAIL_FENCING;
 	r->fence_start_ns = now;
 	r->req_sent = false;
-	if (r->stopping == STOP_PROBING)
+	if (r->stopping == STOP_PROBING) {
+		/*
+		 * Rebuilt, and a probe alone on fresh QPs did not get through
+		 * either: not a queue that was slow to drain.  Twice in a row,
+		 * so that one pause of a host (the testbed's guests stop for
+		 * hundreds of milliseconds now and then) does not pass for a
+		 * dead path.
+		 */
+		r->st.probe_failures++;
+		if (++r->probe_misses == CONFIRM_PROBES) {
+			r->st.confirmed = 1;
+			log_msg(c->ctx, R2CC_LOG_WARN,
+				"rail %d (%s): failure confirmed: rebuilt, it failed %d probes in a row",
+				(int)(r - c->rails),
+				c->ctx->nics[r->nic].info.dev_name,
+				r->probe_misses);
+		}
 		return;
+	}
 	r->st.failures++;
+	r->st.confirmed = 0;
+	r->probe_misses = 0;
 	r->st.reason = R2CC_RAIL_REASON_UNKNOWN;
 	r->fail_ns = now;
 	c->st.failovers++;
@@ -650,6 +671,8 @@ int rail_probe_done(struct r2cc_conn *c, struct rail *r, bool ok)
 		return rail_fail(c, r, "probe failed");
 	join_level(c, r);
 	r->state = RAIL_UP;
+	r->st.confirmed = 0;
+	r->probe_misses = 0;
 	r->locating = false;	/* back before the peer's report: unknown */
 	r->backoff_ns = BACKOFF_MIN_NS;
 	st->failbacks++;

@@ -102,6 +102,7 @@ struct rail {
 	uint64_t next_try_ns;		/* sender: next reconnection attempt */
 	uint64_t backoff_ns;
 	uint64_t probe_ns;		/* when the probe went out */
+	int probe_misses;		/* probes failed since it last failed */
 	uint64_t credit;		/* sender: receives the peer posted */
 	uint64_t used;			/* sender: requests posted (epoch) */
 	uint64_t rq_total, rq_told;	/* receiver: receives posted, told */

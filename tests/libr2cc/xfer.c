@@ -316,7 +316,8 @@ int main(int argc, char **argv)
 			fb += rs[i].failbacks;
 			fprintf(stderr, "rail %d: state %u bytes %llu chunks %llu "
 				"failures %llu rollbacks %llu failbacks %llu "
-				"drains %llu degraded %u reason %s\n",
+				"drains %llu degraded %u reason %s "
+				"probe_failures %llu confirmed %u\n",
 				i, rs[i].state,
 				(unsigned long long)rs[i].bytes,
 				(unsigned long long)rs[i].chunks,
@@ -324,7 +325,9 @@ int main(int argc, char **argv)
 				(unsigned long long)rs[i].rollbacks,
 				(unsigned long long)rs[i].failbacks,
 				(unsigned long long)rs[i].drains,
-				rs[i].degraded, rail_reason_name(rs[i].reason));
+				rs[i].degraded, rail_reason_name(rs[i].reason),
+				(unsigned long long)rs[i].probe_failures,
+				rs[i].confirmed);
 		}
 		printf("xfer-result: rank=%d msgs=%llu bytes=%llu verified=%zu "
 		       "bad=%zu failovers=%llu repairs=%llu rollbacks=%llu "
