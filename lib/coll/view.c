@@ -54,25 +54,41 @@ int coll_view_init(struct r2cc_comm *c)
  * those) -- unless every active one is degraded: the transport then keeps
  * sending on them (conn_rail_level), so they count, and a link that is
  * only slow or congested everywhere does not take a node out of the view.
- * A path that fails with both ports up (a black hole, a switch) does not
- * lower it: whose fault that is takes fault localization.
+ *
+ * A path that fails with both ports up (a black hole, a switch) counts
+ * too, once the transport has located it there and confirmed it: the
+ * NIC's rail to the ring's next rank is out of service with both ends'
+ * ports up (reason PATH), and rebuilt with fresh QPs it still failed its
+ * probes (r2cc_rail_stats.confirmed), so this rank sends that much less.
+ * Rails do not pool (rail k reaches rail k), so the NIC is of no use to
+ * the ring until the rail is back up.  Only the sender's side counts it,
+ * once, as the sender's; a rail failed for the peer's port is already in
+ * the peer's own value.  A suspicion leaves the view alone: the stall
+ * detector fails rails that are only slow under load, both ends then
+ * find their ports up (PATH), and the rebuilt rail's probe completes.
  */
 uint32_t coll_view_local(struct r2cc_comm *c)
 {
 	struct r2cc_rail_stats rs[R2CC_MAX_NICS];
 	struct r2cc_conn_stats cs = { .size = sizeof(cs) };
-	uint64_t healthy = 0, degraded = 0, drained = 0, sum;
+	uint64_t healthy = 0, degraded = 0, drained = 0, path = 0, sum;
 	int i, nr = 0;
 
 	rs[0].size = sizeof(rs[0]);
 	if (c->next)
 		nr = r2cc_conn_stats(c->next, &cs, rs, R2CC_MAX_NICS);
-	for (i = 0; i < nr && i < R2CC_MAX_NICS; i++)
-		if (rs[i].degraded & R2CC_RAIL_DEGRADED_LOCAL &&
-		    rs[i].nic >= 0 && rs[i].nic < 64)
+	for (i = 0; i < nr && i < R2CC_MAX_NICS; i++) {
+		if (rs[i].nic < 0 || rs[i].nic >= 64)
+			continue;
+		if (rs[i].degraded & R2CC_RAIL_DEGRADED_LOCAL)
 			drained |= 1ull << rs[i].nic;
+		if (rs[i].state != R2CC_RAIL_UP && rs[i].confirmed &&
+		    rs[i].reason == R2CC_RAIL_REASON_PATH)
+			path |= 1ull << rs[i].nic;
+	}
 	for (i = 0; i < c->nnics; i++) {
-		if (r2cc_nic_is_active(c->ctx, i) != 1)
+		if (r2cc_nic_is_active(c->ctx, i) != 1 ||
+		    (i < 64 && path >> i & 1))
 			continue;
 		if (i < 64 && drained >> i & 1)
 			degraded += c->nic_mbps[i];
