@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""The ring engine's schedule (lib/coll/run.c) as a timed graph.
+"""The ring engine's schedule (lib/coll/ring.c) as a timed graph.
 
 lib/coll/model/weight.c sizes the weighted ring's chunks with a fluid model:
 every link busy all the time, only the bytes per link count.  The engine

@@ -2,10 +2,11 @@
 /*
  * Layer 7, collectives, on top of the data API (r2cc_isend, r2cc_irecv,
  * r2cc_test): element arithmetic (reduce.c), each rank's program of
- * steps (plan.c), the communicator (comm.c), the engine that
- * runs programs over the ring (run.c) and the latency-bound
- * programs over a mesh for small allreduces, broadcasts and reduces
- * (rd.c).  Nothing below calls up here.
+ * steps (plan.c), the communicator (comm.c), the engine that runs
+ * collectives one after another (run.c), the ring (ring.c), the
+ * latency-bound programs over a mesh for small allreduces, broadcasts
+ * and reduces (rd.c) and the optimal allreduce (direct.c).  Nothing
+ * below calls up here.
  */
 #ifndef R2CC_LIB_COLL_H
 #define R2CC_LIB_COLL_H
@@ -153,7 +154,11 @@ struct coll_algo_ops {
 	int (*step)(struct r2cc_coll *q);
 };
 
-/* Recursive doubling and the trees (rd.c), the optimal allreduce (direct.c) */
+/*
+ * The ring (ring.c), recursive doubling and the trees (rd.c), the optimal
+ * allreduce (direct.c)
+ */
+extern const struct coll_algo_ops coll_ring_ops;
 extern const struct coll_algo_ops coll_rd_ops;
 extern const struct coll_algo_ops coll_direct_ops;
 
@@ -206,7 +211,7 @@ struct coll_hdr {
  * "The engine's schedule").
  */
 /*
- * auto's choices kept per view (run.c): a training loop allreduces a
+ * auto's choices kept per view (ring.c): a training loop allreduces a
  * few bucket sizes over and over.
  */
 #define COLL_PICKS	16u
@@ -288,7 +293,7 @@ struct r2cc_comm {
 	bool optimal;
 	/*
 	 * auto on the mesh: whether it may run the optimal allreduce, and
-	 * whether it does for the view of collective d_seq (run.c).
+	 * whether it does for the view of collective d_seq (ring.c).
 	 */
 	bool d_auto;
 	bool d_pick;

@@ -5,7 +5,7 @@
  * rank makes when the agreed view changes (the weighted ring's and the
  * optimal allreduce's weights, auto's mesh rule) and when an allreduce
  * of a new size starts under that view (auto's engine schedule model).
- * The library makes these once per view and size (lib/coll/run.c keeps
+ * The library makes these once per view and size (lib/coll/ring.c keeps
  * them), never per collective; a view change pays them all.
  *
  *   model-bench [RUNS]
