@@ -107,12 +107,22 @@ struct r2cc_comm_opts {
  * ((n - 1 + beta) B)) for one rank at beta of the others' bandwidth, for
  * every beta (equal shares, in two message latencies, while all ranks
  * have the same); it stages (2 n depth) slices per rank.
+ *
+ * R2CC_AR also needs R2CC_COMM_MESH: the R2CCL paper's R2CC-AllReduce.
+ * With one rank at w of the fastest rank's B in the view, the ring over
+ * every rank reduces the first w / B of the data; the rest is reduced by
+ * the other ranks alone, the slow rank sending them its part of it and
+ * receiving their result (the optimal allreduce with a share of 0 for
+ * the slow rank).  The ring alone while every rank has the same.
+ * $R2CC_ALGO takes "r2cc-ar", and "balance" (the paper's Balance, the
+ * ring over the rails that are left) for RING.
  */
 enum r2cc_coll_algo {
 	R2CC_COLL_ALGO_AUTO = 0,
 	R2CC_COLL_ALGO_RING,
 	R2CC_COLL_ALGO_WEIGHTED,
 	R2CC_COLL_ALGO_OPTIMAL,
+	R2CC_COLL_ALGO_R2CC_AR,
 };
 
 /*
@@ -154,6 +164,7 @@ struct r2cc_comm_stats {
 	uint64_t rd_max;	/* the largest such, bytes (0: none) */
 	uint64_t colls_weighted;	/* of colls, by the weighted ring */
 	uint64_t colls_optimal;	/* of colls, by the optimal allreduce */
+	uint64_t colls_r2cc_ar;	/* of colls, by R2CC-AllReduce */
 };
 
 /*

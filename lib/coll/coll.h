@@ -5,8 +5,8 @@
  * steps (plan.c), the communicator (comm.c), the engine that runs
  * collectives one after another (run.c), the ring (ring.c), the
  * latency-bound programs over a mesh for small allreduces, broadcasts
- * and reduces (rd.c) and the optimal allreduce (direct.c).  Nothing
- * below calls up here.
+ * and reduces (rd.c), the optimal allreduce (direct.c) and
+ * R2CC-AllReduce (paper.c).  Nothing below calls up here.
  */
 #ifndef R2CC_LIB_COLL_H
 #define R2CC_LIB_COLL_H
@@ -138,6 +138,7 @@ enum coll_algo {
 	COLL_ALGO_RD,
 	COLL_ALGO_WRING,	/* the ring with chunks weighted by the view */
 	COLL_ALGO_DIRECT,	/* optimal: shares reduced by every rank (direct.c) */
+	COLL_ALGO_PAPER,	/* R2CC-AllReduce: a ring, then direct (paper.c) */
 };
 
 struct r2cc_coll;
@@ -156,11 +157,12 @@ struct coll_algo_ops {
 
 /*
  * The ring (ring.c), recursive doubling and the trees (rd.c), the optimal
- * allreduce (direct.c)
+ * allreduce (direct.c), R2CC-AllReduce (paper.c)
  */
 extern const struct coll_algo_ops coll_ring_ops;
 extern const struct coll_algo_ops coll_rd_ops;
 extern const struct coll_algo_ops coll_direct_ops;
+extern const struct coll_algo_ops coll_paper_ops;
 
 /*
  * How the optimal allreduce (direct.c) reaches the mesh's
@@ -291,6 +293,10 @@ struct r2cc_comm {
 	 * a share's slice is reduced.
 	 */
 	bool optimal;
+	bool paper;			/* R2CC_ALGO=r2cc-ar */
+	uint32_t *pw;			/* its direct part's shares, n */
+	bool pa_logged;			/* its split was logged for view pa_seq */
+	uint32_t pa_seq;
 	/*
 	 * auto on the mesh: whether it may run the optimal allreduce, and
 	 * whether it does for the view of collective d_seq (ring.c).
@@ -310,6 +316,7 @@ struct r2cc_comm {
 	struct coll_slot *dslots;
 	char *dacc;
 	uint64_t done_direct;		/* collectives by the optimal allreduce */
+	uint64_t done_paper;		/* collectives by R2CC-AllReduce */
 };
 
 /* The requests of a point-to-point operation (one, or an all-to-all's). */
@@ -360,6 +367,14 @@ struct r2cc_coll {
 	struct coll_dlink *dl;		/* COLL_ALGO_DIRECT: per peer */
 	size_t *doff;			/* its shares' offsets, n + 1 */
 	size_t dcap, dred;		/* elements per slice; slices reduced */
+	/*
+	 * COLL_ALGO_PAPER: the call's count and buffers, the ring's part
+	 * (elements [0, pa_ring)), the slow rank, the phase (0: the ring).
+	 */
+	size_t pa_count, pa_ring;
+	const char *pa_src;
+	char *pa_dst;
+	int pa_slow, pa_phase;
 	uint32_t *gather;		/* view values seen so far, by rank */
 	uint8_t *have;
 	bool finished;
@@ -388,6 +403,8 @@ void coll_hdr_fill(const struct r2cc_coll *q, struct coll_hdr *h, int chunk,
 int coll_direct_stage(struct r2cc_comm *c);
 void coll_direct_unstage(struct r2cc_comm *c);
 int coll_direct_start(struct r2cc_coll *q);
+/* The same with the shares @w (n, summing to COLL_WEIGHT_ONE), kept. */
+int coll_direct_geometry(struct r2cc_coll *q, const uint32_t *w);
 int coll_direct_step(struct r2cc_coll *q);
 /*
  * The view (view.c): the NICs' bandwidths (at init), this rank's

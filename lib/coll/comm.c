@@ -117,6 +117,7 @@ static const char *const algo_names[] = {
 	[R2CC_COLL_ALGO_RING] = "ring",
 	[R2CC_COLL_ALGO_WEIGHTED] = "weighted",
 	[R2CC_COLL_ALGO_OPTIMAL] = "optimal",
+	[R2CC_COLL_ALGO_R2CC_AR] = "r2cc-ar",
 };
 
 #define NALGOS	(int)(sizeof(algo_names) / sizeof(algo_names[0]))
@@ -165,20 +166,24 @@ static int algo_choose(struct r2cc_comm *c, uint32_t opt, bool mesh,
 
 	if (opt >= NALGOS)
 		return -EINVAL;
+	/* the paper's Balance is the ring over the rails that are left */
+	if (env && !strcmp(env, "balance"))
+		env = algo_names[R2CC_COLL_ALGO_RING];
 	for (i = 0; !opt && env && *env && i < NALGOS; i++)
 		if (!strcmp(env, algo_names[i]))
 			break;
 	if (!opt && env && *env && i == NALGOS) {
 		log_msg(c->ctx, R2CC_LOG_ERROR,
-			"R2CC_ALGO=%s: want auto, ring, weighted or optimal",
+			"R2CC_ALGO=%s: want auto, ring (or balance), weighted, optimal or r2cc-ar",
 			env);
 		return -EINVAL;
 	}
 	*algo = !opt && env && *env ? (uint32_t)i : opt;
-	if (*algo == R2CC_COLL_ALGO_OPTIMAL && !mesh && c->n > 1) {
+	if ((*algo == R2CC_COLL_ALGO_OPTIMAL ||
+	     *algo == R2CC_COLL_ALGO_R2CC_AR) && !mesh && c->n > 1) {
 		log_msg(c->ctx, R2CC_LOG_ERROR,
-			"communicator rank %d: the optimal allreduce needs the mesh (R2CC_COMM_MESH)",
-			c->rank);
+			"communicator rank %d: the %s allreduce needs the mesh (R2CC_COMM_MESH)",
+			c->rank, algo_names[*algo]);
 		return -EINVAL;
 	}
 	return 0;
@@ -243,11 +248,13 @@ static int comm_algo(struct r2cc_comm *c, struct r2cc_boot *boot,
 	c->weighted = mine.algo == R2CC_COLL_ALGO_WEIGHTED;
 	c->w_auto = mine.algo == R2CC_COLL_ALGO_AUTO;
 	c->optimal = mine.algo == R2CC_COLL_ALGO_OPTIMAL && c->n > 1;
+	c->paper = mine.algo == R2CC_COLL_ALGO_R2CC_AR && c->n > 1;
 	/* and the optimal allreduce where the view makes it worth it */
 	c->d_auto = c->w_auto && mesh && c->n >= 3 &&
 		    c->n <= COLL_AUTO_DIRECT_MAX;
 	c->w = calloc((size_t)c->n, sizeof(*c->w));
-	return c->w ? 0 : -ENOMEM;
+	c->pw = calloc((size_t)c->n, sizeof(*c->pw));
+	return c->w && c->pw ? 0 : -ENOMEM;
 }
 
 R2CC_EXPORT int r2cc_comm_init(struct r2cc_ctx *ctx, struct r2cc_boot *boot,
@@ -305,7 +312,7 @@ R2CC_EXPORT int r2cc_comm_init(struct r2cc_ctx *ctx, struct r2cc_boot *boot,
 	ret = comm_algo(c, boot, o.algo, o.flags & R2CC_COMM_MESH, ret);
 	if (!ret && c->n > 1)
 		ret = comm_stage(c);
-	if (!ret && (c->optimal || c->d_auto))
+	if (!ret && (c->optimal || c->d_auto || c->paper))
 		ret = coll_direct_stage(c);
 	if (!ret && c->n > 1 && (o.flags & R2CC_COMM_MESH))
 		ret = comm_mesh(c, boot, o.primary,
@@ -402,6 +409,7 @@ R2CC_EXPORT int r2cc_comm_stats(struct r2cc_comm *c, struct r2cc_comm_stats *st)
 	o.rd_max = c->rd_max;
 	o.colls_weighted = c->done_w;
 	o.colls_optimal = c->done_direct;
+	o.colls_r2cc_ar = c->done_paper;
 	ret = stats_conns(c, &o);
 	if (ret)
 		return ret;
@@ -433,6 +441,7 @@ static void comm_free(struct r2cc_comm *c)
 	free(c->nic_mbps);
 	free(c->view);
 	free(c->w);
+	free(c->pw);
 	free(c->to);
 	free(c->from);
 	free(c->cto);

@@ -167,22 +167,29 @@ static int direct_weights(struct r2cc_comm *c)
 
 int coll_direct_start(struct r2cc_coll *q)
 {
+	int ret;
+
+	if (q->comm->n < 2)
+		return -EINVAL;
+	q->algo = COLL_ALGO_DIRECT;
+	ret = direct_weights(q->comm);
+	return ret ? ret : coll_direct_geometry(q, q->comm->dw);
+}
+
+int coll_direct_geometry(struct r2cc_coll *q, const uint32_t *w)
+{
 	struct r2cc_comm *c = q->comm;
 	size_t len;
-	int k, ret;
+	int k;
 
 	if (c->n < 2)
 		return -EINVAL;
-	q->algo = COLL_ALGO_DIRECT;
-	ret = direct_weights(c);
-	if (ret)
-		return ret;
 	q->doff = calloc((size_t)c->n + 1, sizeof(*q->doff));
 	q->dl = calloc((size_t)c->n, sizeof(*q->dl));
 	if (!q->doff || !q->dl)
 		return -ENOMEM;
 	for (k = 0; k < c->n; k++)
-		coll_chunk_w(q->count, c->dw, k, &q->doff[k], &len);
+		coll_chunk_w(q->count, w, k, &q->doff[k], &len);
 	q->doff[c->n] = q->count;
 	q->dcap = c->slice / q->esize;
 	for (k = 0; k < c->n; k++)

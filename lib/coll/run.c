@@ -3,8 +3,9 @@
  * The collective engine: runs the collectives of a communicator one
  * after another in the order they were issued, each by its algorithm
  * (struct coll_algo_ops: the ring, ring.c; recursive doubling and the
- * trees, rd.c; the optimal allreduce, direct.c), and issues them: the
- * checks of a call, its program, the part of it that needs no peer.
+ * trees, rd.c; the optimal allreduce, direct.c; R2CC-AllReduce,
+ * paper.c), and issues them: the checks of a call, its program, the
+ * part of it that needs no peer.
  */
 #include <endian.h>
 #include <errno.h>
@@ -47,6 +48,7 @@ void coll_run(struct r2cc_comm *c)
 		c->done_rd += !q->err && q->algo == COLL_ALGO_RD;
 		c->done_w += !q->err && q->algo == COLL_ALGO_WRING;
 		c->done_direct += !q->err && q->algo == COLL_ALGO_DIRECT;
+		c->done_paper += !q->err && q->algo == COLL_ALGO_PAPER;
 		c->head = q->next;
 		if (!c->head)
 			c->tail = NULL;
@@ -98,7 +100,9 @@ static int coll_prepare(struct r2cc_coll *q)
 			coll_tree_plan(q->kind, c->rank, c->n, q->root, q->rd);
 		return 0;
 	}
-	q->ops = &coll_ring_ops;
+	/* R2CC-AllReduce runs the ring's program first: it takes it too */
+	q->ops = q->kind == COLL_ALLREDUCE && c->paper && c->n > 1 ?
+		 &coll_paper_ops : &coll_ring_ops;
 	q->steps = calloc(2 * (size_t)c->n, sizeof(*q->steps));
 	q->recv_ops = calloc(2 * (size_t)c->n, sizeof(*q->recv_ops));
 	q->send_ops = calloc(2 * (size_t)c->n, sizeof(*q->send_ops));

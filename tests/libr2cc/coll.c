@@ -525,11 +525,12 @@ static int loop(long iters, size_t bytes)
 		fflush(stdout);
 	}
 	r2cc_comm_stats(comm, &st);
-	printf("coll-result: iters=%ld bad=%zu error=%d colls=%llu rd=%llu rd_max=%llu weighted=%llu optimal=%llu failovers=%llu resent=%llu tcp=%llu seconds=%.2f\n",
+	printf("coll-result: iters=%ld bad=%zu error=%d colls=%llu rd=%llu rd_max=%llu weighted=%llu optimal=%llu r2cc_ar=%llu failovers=%llu resent=%llu tcp=%llu seconds=%.2f\n",
 	       it, bad, ret, (unsigned long long)st.colls,
 	       (unsigned long long)st.colls_rd, (unsigned long long)st.rd_max,
 	       (unsigned long long)st.colls_weighted,
 	       (unsigned long long)st.colls_optimal,
+	       (unsigned long long)st.colls_r2cc_ar,
 	       (unsigned long long)st.failovers,
 	       (unsigned long long)st.resent_bytes,
 	       (unsigned long long)st.tcp_bytes, now_s() - t0);
@@ -603,6 +604,16 @@ int main(int argc, char **argv)
 		check(!ret && !st.colls_optimal,
 		      "no R2CC_ALGO=optimal: no allreduce by the optimal schedule (%llu)",
 		      (unsigned long long)st.colls_optimal);
+	if (nranks > 1 && algo && !strcmp(algo, "r2cc-ar"))
+		check(!ret && st.colls_r2cc_ar > 100 &&
+		      st.colls_r2cc_ar <= st.colls,
+		      "R2CC_ALGO=r2cc-ar: %llu of the %llu collectives were allreduces by R2CC-AllReduce",
+		      (unsigned long long)st.colls_r2cc_ar,
+		      (unsigned long long)st.colls);
+	else
+		check(!ret && !st.colls_r2cc_ar,
+		      "no R2CC_ALGO=r2cc-ar: no allreduce by R2CC-AllReduce (%llu)",
+		      (unsigned long long)st.colls_r2cc_ar);
 	if (nranks > 1)
 		mismatch();
 	r2cc_comm_destroy(comm);

@@ -201,6 +201,8 @@ static const char *algo_of(const struct r2cc_comm_stats *a,
 {
 	if (b->colls_optimal > a->colls_optimal)
 		return "optimal";
+	if (b->colls_r2cc_ar > a->colls_r2cc_ar)
+		return "r2cc-ar";
 	if (b->colls_weighted > a->colls_weighted)
 		return "weighted";
 	if (b->colls_rd > a->colls_rd)
