@@ -30,14 +30,16 @@
 #      NIC 1 down, ring and weighted: what changing the defaults and
 #      making auto the weighted ring would gain or cost.
 #   7. the optimal allreduce (R2CC_ALGO=optimal, on the mesh) against the
-#      ring and the weighted ring on the same mesh communicator, healthy,
+#      ring, the weighted ring and the paper's R2CC-AllReduce
+#      (R2CC_ALGO=r2cc-ar) on the same mesh communicator, healthy,
 #      with node1's NIC 1 down, and with nodes 1 and 2 each down to one
 #      NIC, against T_LB (the model's time for the optimal shares); and
 #      auto (the default) on the same mesh, which picks the optimal
 #      allreduce where its model beats the ring by its margin.  Beside
 #      each: r2cc-sim's prediction for the same fabric (the shaped rate,
 #      NIC by NIC, and the same NICs down; no fitting): the ring as
-#      r2ccl-balance, optimal as r2cc-optimal, auto as r2cc-lib-mesh.
+#      r2ccl-balance, optimal as r2cc-optimal, auto as r2cc-lib-mesh,
+#      r2cc-ar as r2cc-allreduce.
 #   --sections "3 5" runs only those of sections 3-7 (1 and 2 always run:
 #   B and the healthy time are the references).
 # Times are medians of rank 0's per-allreduce times, the first allreduce
@@ -202,19 +204,22 @@ o1=$(allreduces $mesh R2CC_ALGO=optimal)
 r1=$(allreduces $mesh R2CC_ALGO=ring)
 w1=$(allreduces $mesh R2CC_ALGO=weighted)
 a1=$(allreduces $mesh R2CC_ALGO=auto)
+p1=$(allreduces $mesh R2CC_ALGO=r2cc-ar)
 "$tb" link node2 1 down
 sleep 2
 o2=$(allreduces $mesh R2CC_ALGO=optimal)
 r2=$(allreduces $mesh R2CC_ALGO=ring)
 w2=$(allreduces $mesh R2CC_ALGO=weighted)
 a2=$(allreduces $mesh R2CC_ALGO=auto)
+p2=$(allreduces $mesh R2CC_ALGO=r2cc-ar)
 "$tb" link node1 1 up
 "$tb" link node2 1 up
 }
 d=$(echo "scale=4; $size * 8 / ($B * 1000000)" | bc)
 echo "healthy: optimal ${oh:-?} s, ring ${rh:-?} s; optimal / ring $(ratio "$oh" "$rh"); bound 2(n-1)/n D/B = $(echo "scale=4; 2 * ($nodes - 1) / $nodes * $d" | bc) s"
-echo "beta $beta: optimal ${o1:-?} s, ring ${r1:-?} s, weighted ${w1:-?} s; optimal / ring $(ratio "$o1" "$r1"); optimal / T_LB $(ratio "$o1" "$(lb "$beta")"); T_LB $(lb "$beta") s"
-echo "two at beta $beta: optimal ${o2:-?} s, ring ${r2:-?} s, weighted ${w2:-?} s; optimal / ring $(ratio "$o2" "$r2")"
+echo "beta $beta: optimal ${o1:-?} s, ring ${r1:-?} s, weighted ${w1:-?} s, r2cc-ar ${p1:-?} s; optimal / ring $(ratio "$o1" "$r1"); optimal / T_LB $(ratio "$o1" "$(lb "$beta")"); T_LB $(lb "$beta") s"
+echo "beta $beta against the healthy ring: ring $(ratio "$r1" "$rh"), r2cc-ar $(ratio "$p1" "$rh"), optimal $(ratio "$o1" "$rh"), T_LB $(ratio "$(lb "$beta")" "$rh") (the R2CCL paper, 3 nodes, one NIC of three lost: Balance ~1.49, R2CC-AllReduce ~1.38)"
+echo "two at beta $beta: optimal ${o2:-?} s, ring ${r2:-?} s, weighted ${w2:-?} s, r2cc-ar ${p2:-?} s; optimal / ring $(ratio "$o2" "$r2")"
 echo "auto: healthy ${ah:-?} s ($(ratio "$ah" "$rh") of the ring), beta $beta ${a1:-?} s ($(ratio "$a1" "$r1"); / T_LB $(ratio "$a1" "$(lb "$beta")")), two at beta ${a2:-?} s ($(ratio "$a2" "$r2"))"
 # sim_t STRATEGY [N:K ...]: r2cc-sim's seconds for one allreduce with
 # NIC K of node N down from the start
@@ -246,9 +251,11 @@ healthy,auto ${ah:-?} r2cc-lib-mesh
 beta-$beta,ring ${r1:-?} r2ccl-balance 1:1
 beta-$beta,optimal ${o1:-?} r2cc-optimal 1:1
 beta-$beta,auto ${a1:-?} r2cc-lib-mesh 1:1
+beta-$beta,r2cc-ar ${p1:-?} r2cc-allreduce 1:1
 two-at-$beta,ring ${r2:-?} r2ccl-balance 1:1 2:1
 two-at-$beta,optimal ${o2:-?} r2cc-optimal 1:1 2:1
 two-at-$beta,auto ${a2:-?} r2cc-lib-mesh 1:1 2:1
+two-at-$beta,r2cc-ar ${p2:-?} r2cc-allreduce 1:1 2:1
 EOT
 fi
 rm -rf "$out"
