@@ -413,8 +413,19 @@ struct r2cc_rail_stats {
 	uint64_t inflight;	/* sender: writes posted, not completed yet */
 	uint64_t probe_failures; /* sender: rebuilt, and its probe failed */
 	uint8_t confirmed;	/* sender: out, two probes failed in a row */
-	uint8_t reserved[7];	/* written as 0 */
+	uint8_t cut;		/* weight halved this often; 4: drained */
+	uint8_t reserved[6];	/* written as 0 */
 };
+
+/*
+ * r2cc_rail_stats.cut: a degraded rail leaves the schedule at once
+ * (cut R2CC_RAIL_CUT_DRAINED while it is degraded or held), or, with
+ * $R2CC_DRAIN=graded, in steps: its weight is halved when its port
+ * degrades and again every R2CC_DEGRADE_HOLD_MS / 8 while it stays so,
+ * and the fourth step drains it; once recovered and held it doubles back
+ * as often.
+ */
+#define R2CC_RAIL_CUT_DRAINED	4
 
 /*
  * r2cc_rail_stats.degraded: whose port r2cc.ko reports degraded; or, with

@@ -110,6 +110,17 @@ int tune_resolve(struct r2cc_ctx *ctx, const struct r2cc_ctx_opts *o)
 		return -EINVAL;
 	}
 	t->staged = !ifn || strcmp(ifn, "fenced");
+	/*
+	 * How a degraded rail leaves the schedule (xport/rail.c): at once
+	 * (full), or its weight lowered in steps (graded).
+	 */
+	ifn = getenv("R2CC_DRAIN");
+	if (ifn && *ifn && strcmp(ifn, "full") && strcmp(ifn, "graded")) {
+		log_msg(ctx, R2CC_LOG_ERROR,
+			"R2CC_DRAIN=%s: want full or graded", ifn);
+		return -EINVAL;
+	}
+	t->drain_graded = ifn && !strcmp(ifn, "graded");
 	t->ib_gid_index = gid == UINT32_MAX ? -1 : (int32_t)gid;
 	if (o->fallback) {
 		t->tcp_fallback = o->fallback == R2CC_FALLBACK_TCP;

@@ -582,16 +582,41 @@ static void join_level(struct r2cc_conn *c, struct rail *r)
 	r->vtime = vmin == UINT64_MAX ? 0 : vmin;
 }
 
-/* Back in the schedule after a drain. */
+/* How often a graded drain steps (R2CC_DRAIN=graded): hold / 8. */
+static uint64_t drain_step_ns(const struct r2cc_conn *c)
+{
+	return (uint64_t)c->ctx->tune.degrade_hold_ms * 1000000 / 8;
+}
+
+/*
+ * Back in the schedule after a drain: at once at its full weight, or
+ * (graded) at the last step's, doubled back step by step.
+ */
 static void undrain(struct r2cc_conn *c, struct rail *r, uint64_t now)
 {
+	bool graded = c->ctx->tune.drain_graded;
+
 	r->degraded = 0;
 	r->back_ns = now;
-	join_level(c, r);
+	if (!graded || r->cut >= DRAIN_STEPS)
+		join_level(c, r);
+	if (graded) {
+		r->cut = r->cut >= DRAIN_STEPS ? DRAIN_STEPS - 1 : r->cut;
+		r->cut_ns = now;
+	} else {
+		r->cut = 0;
+	}
 	R2CC_PROBE(degraded, c, (int)(r - c->rails), 0);
-	log_msg(c->ctx, R2CC_LOG_WARN,
-		"rail %d (%s): port recovered; back in the schedule",
-		(int)(r - c->rails), c->ctx->nics[r->nic].info.dev_name);
+	if (r->cut)
+		log_msg(c->ctx, R2CC_LOG_WARN,
+			"rail %d (%s): port recovered; back in the schedule at 1/%u of its weight, doubled every %.2f s",
+			(int)(r - c->rails), c->ctx->nics[r->nic].info.dev_name,
+			1u << r->cut, drain_step_ns(c) / 1e9);
+	else
+		log_msg(c->ctx, R2CC_LOG_WARN,
+			"rail %d (%s): port recovered; back in the schedule",
+			(int)(r - c->rails),
+			c->ctx->nics[r->nic].info.dev_name);
 }
 
 /* Some rail of @c is up and not degraded: a degraded one then carries nothing. */
@@ -640,6 +665,24 @@ void rail_set_degraded(struct r2cc_conn *c, struct rail *r, uint8_t who,
 			return;
 		r->st.drains++;
 		R2CC_PROBE(degraded, c, (int)(r - c->rails), r->degraded);
+		if (c->ctx->tune.drain_graded) {
+			/*
+			 * A port that reports errors may still move most of its
+			 * traffic: it keeps a share, halved as long as it stays
+			 * degraded, and the last step drains it.
+			 */
+			r->cut = r->cut ? r->cut : 1;
+			r->cut_ns = now;
+			log_msg(c->ctx, R2CC_LOG_WARN,
+				"rail %d (%s): %s port degraded; its weight cut to 1/%u, halved every %.2f s while it stays so, drained after %d steps",
+				(int)(r - c->rails),
+				c->ctx->nics[r->nic].info.dev_name,
+				who == R2CC_RAIL_DEGRADED_LOCAL ? "local" :
+								  "peer's",
+				1u << r->cut, drain_step_ns(c) / 1e9,
+				DRAIN_STEPS);
+			return;
+		}
 		log_msg(c->ctx, R2CC_LOG_WARN,
 			"rail %d (%s): %s port degraded; draining it for %.1f s at least%s",
 			(int)(r - c->rails), c->ctx->nics[r->nic].info.dev_name,
@@ -656,9 +699,42 @@ void rail_set_degraded(struct r2cc_conn *c, struct rail *r, uint8_t who,
 
 void rail_degraded_tick(struct r2cc_conn *c, struct rail *r, uint64_t now)
 {
+	const uint8_t ports = R2CC_RAIL_DEGRADED_LOCAL | R2CC_RAIL_DEGRADED_PEER;
+	int i = (int)(r - c->rails);
+
 	if (r->degraded == R2CC_RAIL_DEGRADED_HOLD &&
 	    now >= r->deg_at_ns + r->deg_hold_ns)
 		undrain(c, r, now);
+	/* R2CC_DRAIN=graded: one step down while degraded, up once healthy */
+	if (!c->ctx->tune.drain_graded || now < r->cut_ns + drain_step_ns(c))
+		return;
+	if (r->degraded & ports && r->cut < DRAIN_STEPS) {
+		r->cut++;
+		r->cut_ns = now;
+		if (r->cut < DRAIN_STEPS)
+			log_msg(c->ctx, R2CC_LOG_WARN,
+				"rail %d (%s): still degraded; its weight cut to 1/%u",
+				i, c->ctx->nics[r->nic].info.dev_name,
+				1u << r->cut);
+		else
+			log_msg(c->ctx, R2CC_LOG_WARN,
+				"rail %d (%s): still degraded; drained%s", i,
+				c->ctx->nics[r->nic].info.dev_name,
+				healthy_rail(c) ? "" :
+				" (no healthy rail left: it keeps carrying until one is)");
+	} else if (!r->degraded && r->cut) {
+		r->cut--;
+		r->cut_ns = now;
+		if (r->cut)
+			log_msg(c->ctx, R2CC_LOG_INFO,
+				"rail %d (%s): healthy; its weight back to 1/%u",
+				i, c->ctx->nics[r->nic].info.dev_name,
+				1u << r->cut);
+		else
+			log_msg(c->ctx, R2CC_LOG_WARN,
+				"rail %d (%s): healthy; back to its full weight",
+				i, c->ctx->nics[r->nic].info.dev_name);
+	}
 }
 
 int rail_probe_done(struct r2cc_conn *c, struct rail *r, bool ok)

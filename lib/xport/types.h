@@ -60,6 +60,12 @@ struct ctrl {
  */
 #define DEG_HOLD_MAX	16
 #define DEG_FLAP	6
+/*
+ * R2CC_DRAIN=graded: a degraded rail's weight halves every hold / 8
+ * while it stays degraded, down to 1/2^(DRAIN_STEPS - 1); one step more
+ * drains it.  Once recovered (and held) it doubles back as often.
+ */
+#define DRAIN_STEPS	R2CC_RAIL_CUT_DRAINED
 
 enum { STOP_UP = 1, STOP_PROBING = 2 };	/* struct rail's stopping */
 
@@ -95,6 +101,9 @@ struct rail {
 	bool locating;			/* failed; waiting for the peer's report */
 	uint64_t fail_ns;		/* when it last failed */
 	uint8_t degraded;		/* R2CC_RAIL_DEGRADED_*: drained */
+	uint8_t cut;			/* R2CC_DRAIN=graded: weight halved
+					 * this often; DRAIN_STEPS: drained */
+	uint64_t cut_ns;		/* when cut last changed */
 	uint64_t deg_at_ns;		/* when it was drained */
 	uint64_t deg_hold_ns;		/* drained this long at least */
 	uint64_t back_ns;		/* when it last came back from a drain */
@@ -296,11 +305,17 @@ static inline bool conn_rail_primary(const struct r2cc_conn *c, int i)
  * level present.  Healthy primaries, healthy standbys, degraded primaries,
  * degraded standbys: a rail whose port is failing slowly carries nothing
  * while a healthy one is up, since a message completes only when its last
- * chunk does, and the last would be the one on the slow rail.
+ * chunk does, and the last would be the one on the slow rail.  Under
+ * R2CC_DRAIN=graded a degraded rail keeps its level, at a weight lowered
+ * in steps (struct rail's cut), until the last step drains it.
  */
 static inline int conn_rail_level(const struct r2cc_conn *c, int i)
 {
-	return (c->rails[i].degraded ? 2 : 0) + !conn_rail_primary(c, i);
+	const struct rail *r = &c->rails[i];
+	bool drained = r->degraded &&
+		       (!c->ctx->tune.drain_graded || r->cut >= DRAIN_STEPS);
+
+	return (drained ? 2 : 0) + !conn_rail_primary(c, i);
 }
 
 #endif

@@ -480,6 +480,38 @@ static void test_repair(void)
 	free(ctx);
 }
 
+/* R2CC_DRAIN: full (the default) or graded, nothing else. */
+static void test_drain(void)
+{
+	static const char *const bad[] = {
+		"GRADED", "graded ", "grade", "0", "full,graded", "-",
+	};
+	struct r2cc_ctx_opts o = { .size = sizeof(o) };
+	struct r2cc_ctx *ctx = calloc(1, sizeof(*ctx));
+	int ret;
+
+	ctx->log = log_cb;
+	ctx->log_level = R2CC_LOG_ERROR;
+	unsetenv("R2CC_DRAIN");
+	ret = tune_resolve(ctx, &o);
+	tap_ok(!ret && !ctx->tune.drain_graded, "drain: full by default");
+	setenv("R2CC_DRAIN", "graded", 1);
+	ret = tune_resolve(ctx, &o);
+	tap_ok(!ret && ctx->tune.drain_graded, "R2CC_DRAIN=graded: taken");
+	setenv("R2CC_DRAIN", "full", 1);
+	ret = tune_resolve(ctx, &o);
+	tap_ok(!ret && !ctx->tune.drain_graded, "R2CC_DRAIN=full: taken");
+	setenv("R2CC_DRAIN", "", 1);
+	ret = tune_resolve(ctx, &o);
+	tap_ok(!ret && !ctx->tune.drain_graded, "R2CC_DRAIN empty: the default");
+	tap_ok(env_refused(ctx, "R2CC_DRAIN", bad, sizeof(bad) / sizeof(bad[0]),
+			   "want full or graded"),
+	       "R2CC_DRAIN in capitals, with a space, cut short, a number, "
+	       "a list, junk: EINVAL, the choices logged");
+	unsetenv("R2CC_DRAIN");
+	free(ctx);
+}
+
 /* R2CC_NIC_WINDOW and its option: bytes in flight per NIC. */
 static void test_nic_window(void)
 {
@@ -539,7 +571,7 @@ int main(void)
 	struct r2cc_ctx *ctx = (struct r2cc_ctx *)&o;
 	int ret;
 
-	tap_plan(11 + 12 + 9 + 9 + 3 + 7 + 4 + 5 + 4);
+	tap_plan(11 + 12 + 9 + 9 + 3 + 7 + 4 + 5 + 4 + 5);
 	tap_ok(r2cc_notify_source(NULL) == 0, "notify_source(NULL): 0");
 	tap_ok(r2cc_notify_source(ctx) == 0,
 	       "notify_source of something not a context: 0");
@@ -587,6 +619,7 @@ int main(void)
 	test_nic_window();
 	test_progress_ms();
 	test_repair();
+	test_drain();
 	test_health();
 	return tap_done();
 }

@@ -357,6 +357,13 @@ static void on_violation(const char *what)
  * post: a standby may be given a chunk only while no primary is up.  The
  * primaries are the world's (cfg), not the library's idea of them.
  */
+/* Rail @i carries nothing while a healthy rail is up (conn_rail_level). */
+static bool drained(const struct r2cc_conn *c, int i)
+{
+	return c->rails[i].degraded &&
+	       (!c->ctx->tune.drain_graded || c->rails[i].cut >= DRAIN_STEPS);
+}
+
 static void on_write_posted(int node, int nic, uint32_t imm)
 {
 	const struct r2cc_conn *c = W.conn[0];
@@ -366,9 +373,13 @@ static void on_write_posted(int node, int nic, uint32_t imm)
 	if (node != 0 || !c || imm == IMM_PROBE)
 		return;	/* a chunk, or a staged chunk's send: not a probe */
 	xs_stats.sb_chunks[nic]++;
-	/* Drained: nothing while a healthy rail of its kind or better is up. */
-	for (i = 0; c->rails[nic].degraded && i < c->nrails; i++)
-		if (c->rails[i].state == RAIL_UP && !c->rails[i].degraded &&
+	/*
+	 * Drained: nothing while a healthy rail of its kind or better is up.
+	 * (R2CC_DRAIN=graded: a degraded rail carries at a lower weight
+	 * until its last step drains it.)
+	 */
+	for (i = 0; drained(c, nic) && i < c->nrails; i++)
+		if (c->rails[i].state == RAIL_UP && !drained(c, i) &&
 		    (conn_rail_primary(c, i) || !conn_rail_primary(c, nic))) {
 			fail("a chunk on degraded rail %d while healthy rail %d is up",
 			     nic, i);
@@ -435,6 +446,7 @@ static struct r2cc_ctx *mk_ctx(int node)
 	ctx->tune.rail_depth = W.cfg->rail_depth;
 	ctx->tune.stall_adapt = W.cfg->stall_adapt;
 	ctx->tune.staged = W.cfg->staged;
+	ctx->tune.drain_graded = W.cfg->drain_graded;
 	ctx->tune.nic_window = W.cfg->nic_window ? W.cfg->nic_window :
 			       W.cfg->rail_depth * CHUNK;
 	ctx->tune.tcp_fallback = W.cfg->fallback;
@@ -1096,8 +1108,11 @@ static void degrade_script(void)
 		break;
 	case DG_DRAIN:
 	case DG_DRAIN2:
-		/* The sender knows, and what the rail had in flight is done. */
-		if (!r->degraded || r->outstanding)
+		/*
+		 * The sender knows, and what the rail had in flight is done
+		 * (graded: once its last step drained it).
+		 */
+		if (!drained(c, DG_RAIL) || r->outstanding)
 			return;
 		W.dg.rollbacks = r->st.rollbacks;
 		dg_goto(W.dg.step == DG_DRAIN ? DG_AWAY : DG_CUT);
@@ -1851,6 +1866,8 @@ void xs_config_draw(struct xs_config *cfg, uint64_t seed)
 	cfg->stall_adapt = xs_chance(&r, 1, 2);
 	/* Half the runs: staged repair (R2CC_REPAIR=staged). */
 	cfg->staged = xs_chance(&r, 1, 2);
+	/* Half the runs: a degraded rail drained in steps (R2CC_DRAIN). */
+	cfg->drain_graded = xs_chance(&r, 1, 2);
 }
 
 /* ------------------------------------------------------------ fuzzing */

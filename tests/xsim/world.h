@@ -65,6 +65,7 @@ struct xs_config {
 	bool tail_cut;			/* the idle-peer case's cut */
 	bool stall_adapt;		/* R2CC_STALL_ADAPT (lib/base/stall.h) */
 	bool staged;			/* R2CC_REPAIR=staged (lib/xport/stage.h) */
+	bool drain_graded;		/* R2CC_DRAIN=graded (lib/xport/rail.c) */
 	/* rail 0 cut and restored at once every 0.5 to 1.5 x this, 0 */
 	uint64_t blip_ns;
 	bool slow_flush;		/* a QP in error takes long to flush */

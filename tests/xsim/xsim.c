@@ -29,13 +29,14 @@ static double wall(void)
 
 static void describe(const struct xs_config *c)
 {
-	printf("#   rails %d %s, fallback %s, depth %u, NIC window %u, %d messages of up to %u chunks, window %d, groups of %d, %d faults%s%s%s%s\n",
+	printf("#   rails %d %s, fallback %s, depth %u, NIC window %u, %d messages of up to %u chunks, window %d, groups of %d, %d faults%s%s%s%s%s\n",
 	       c->nrails, c->ib ? "IB" : "RoCE", c->fallback ? "tcp" : "none",
 	       c->rail_depth, c->nic_window, c->nmsgs, c->max_chunks, c->send_window,
 	       c->max_group, c->faults, c->enomem ? ", ENOMEM" : "",
 	       c->nic_dup ? ", NIC doubles writes" : "",
 	       c->stall_adapt ? ", adaptive stall bound" : "",
-	       c->staged ? ", staged repair" : "");
+	       c->staged ? ", staged repair" : "",
+	       c->drain_graded ? ", graded drain" : "");
 	if (c->primary)
 		printf("#   primary rails %#llx, failed as %s\n",
 		       (unsigned long long)c->primary,
