@@ -66,12 +66,20 @@ int coll_view_init(struct r2cc_comm *c)
  * the peer's own value.  A suspicion leaves the view alone: the stall
  * detector fails rails that are only slow under load, both ends then
  * find their ports up (PATH), and the rebuilt rail's probe completes.
+ *
+ * Under R2CC_DRAIN=graded a degraded rail keeps a share of its weight,
+ * halved in steps (r2cc_rail_stats.cut) before it is drained: its NIC
+ * counts at that share, as the transport schedules it, whichever end's
+ * port is degraded (a loss on the link shows at both).  The steps are
+ * powers of two a second or more apart, so the view changes a few times
+ * per drain, at agreed collectives as ever.
  */
 uint32_t coll_view_local(struct r2cc_comm *c)
 {
 	struct r2cc_rail_stats rs[R2CC_MAX_NICS];
 	struct r2cc_conn_stats cs = { .size = sizeof(cs) };
 	uint64_t healthy = 0, degraded = 0, drained = 0, path = 0, sum;
+	uint8_t cut[64] = { 0 };
 	int i, nr = 0;
 
 	rs[0].size = sizeof(rs[0]);
@@ -80,7 +88,9 @@ uint32_t coll_view_local(struct r2cc_comm *c)
 	for (i = 0; i < nr && i < R2CC_MAX_NICS; i++) {
 		if (rs[i].nic < 0 || rs[i].nic >= 64)
 			continue;
-		if (rs[i].degraded & R2CC_RAIL_DEGRADED_LOCAL)
+		if (rs[i].cut && rs[i].cut < R2CC_RAIL_CUT_DRAINED)
+			cut[rs[i].nic] = rs[i].cut;
+		else if (rs[i].degraded & R2CC_RAIL_DEGRADED_LOCAL)
 			drained |= 1ull << rs[i].nic;
 		if (rs[i].state != R2CC_RAIL_UP && rs[i].confirmed &&
 		    rs[i].reason == R2CC_RAIL_REASON_PATH)
@@ -93,7 +103,7 @@ uint32_t coll_view_local(struct r2cc_comm *c)
 		if (i < 64 && drained >> i & 1)
 			degraded += c->nic_mbps[i];
 		else
-			healthy += c->nic_mbps[i];
+			healthy += c->nic_mbps[i] >> (i < 64 ? cut[i] : 0);
 	}
 	sum = healthy ? healthy : degraded;
 	return sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum;

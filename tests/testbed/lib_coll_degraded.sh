@@ -7,6 +7,10 @@
 # view falls by that NIC; with both lossy the transport has no healthy
 # rail to drain to and keeps sending on both (a drain never takes a
 # node's last rails), so the view must count them too, not fall to 0.
+# With R2CC_DRAIN=graded the lossy rail keeps a share of its weight,
+# halved in steps before it is drained, and the view counts its NIC at
+# that share: node0's value goes through values between its full
+# bandwidth and that less the NIC.
 # Every result exact, both ranks agree on every view.
 # rxe on 6.12 corrupts its slab under this much retransmission (a kernel
 # bug outside r2cc, Documentation/testbed.rst): make check runs it on 6.1.
@@ -25,15 +29,17 @@ rank_views() { grep '^view:' "$CO_DIR/$1.log"; }
 # node0_mbps: rank 0's bandwidth in each view rank 0 printed, one a line.
 node0_mbps() { rank_views 0 | sed 's/.*mbps=\([0-9]*\).*/\1/'; }
 
-# wait_degraded K...: until node0's rxeK ports all read degraded (20 s).
+# wait_degraded K...: until node0's rxeK ports all read degraded (20 s);
+# with WANT=0, until they all read healthy (30 s).
 wait_degraded() {
 	local t k all
-	for ((t = 0; t < 100; t++)); do
+	for ((t = 0; t < 150; t++)); do
 		all=1
 		for k in "$@"; do
-			[ "$(tb_exec node0 cat /sys/kernel/r2cc/devices/rxe$k/ports/1/degraded)" = 1 ] || all=0
+			[ "$(tb_exec node0 cat /sys/kernel/r2cc/devices/rxe$k/ports/1/degraded)" = "${WANT:-1}" ] || all=0
 		done
 		[ $all = 1 ] && return 0
+		[ "${WANT:-1}" = 1 ] && [ $t -ge 100 ] && break
 		sleep 0.2
 	done
 	return 1
@@ -44,7 +50,7 @@ lossy() {
 	local what=$1 k
 	shift
 	for k in 0 1; do tb shape node0 $k --rate 30mbit; done
-	coll_start 2 "R2CC_STALL_MS=1000" -l "${COLL_ITERS:-300}" -s 65536
+	coll_start 2 "R2CC_STALL_MS=1000 ${LOSSY_ENV:-}" -l "${COLL_ITERS:-300}" -s 65536
 	run_ok "$what: both ranks reducing" coll_streaming
 	for k in "$@"; do tb shape node0 $k --rate 30mbit --loss 2; done
 	run_ok "$what: node0's lossy ports DEGRADED" wait_degraded "$@"
@@ -70,6 +76,14 @@ sleep 6
 lossy "both rails lossy" 0 1
 ok "$(node0_mbps | awk '$1 == 0 {z = 1} END {exit z}' && echo 1)" \
 	"both rails lossy: node0's bandwidth never fell to 0 in the view"
+coll_cleanup
+WANT=0 run_ok "node0's ports healthy again" wait_degraded 0 1
+
+LOSSY_ENV="R2CC_DRAIN=graded R2CC_DEGRADE_HOLD_MS=4000" lossy "one rail lossy, graded drain" 0
+# node0's full value first, then some value above it less the lossy NIC
+# (half the full value: two NICs alike) and below the full one
+ok "$(node0_mbps | awk 'NR == 1 {f = $1} $1 < f && $1 > f / 2 {s = 1} END {exit !s}' && echo 1)" \
+	"graded drain: node0's lossy NIC counted at a share before it was drained"
 coll_cleanup
 
 for n in node0 node1; do run_ok "$n: rmmod" kmod_unload $n; done
