@@ -39,7 +39,7 @@
 #      each: r2cc-sim's prediction for the same fabric (the shaped rate,
 #      NIC by NIC, and the same NICs down; no fitting): the ring as
 #      r2ccl-balance, optimal as r2cc-optimal, auto as r2cc-lib-mesh,
-#      r2cc-ar as r2cc-allreduce.
+#      r2cc-ar as r2cc-lib-ar.
 #   --sections "3 5" runs only those of sections 3-7 (1 and 2 always run:
 #   B and the healthy time are the references).
 # Times are medians of rank 0's per-allreduce times, the first allreduce
@@ -251,11 +251,11 @@ healthy,auto ${ah:-?} r2cc-lib-mesh
 beta-$beta,ring ${r1:-?} r2ccl-balance 1:1
 beta-$beta,optimal ${o1:-?} r2cc-optimal 1:1
 beta-$beta,auto ${a1:-?} r2cc-lib-mesh 1:1
-beta-$beta,r2cc-ar ${p1:-?} r2cc-allreduce 1:1
+beta-$beta,r2cc-ar ${p1:-?} r2cc-lib-ar 1:1
 two-at-$beta,ring ${r2:-?} r2ccl-balance 1:1 2:1
 two-at-$beta,optimal ${o2:-?} r2cc-optimal 1:1 2:1
 two-at-$beta,auto ${a2:-?} r2cc-lib-mesh 1:1 2:1
-two-at-$beta,r2cc-ar ${p2:-?} r2cc-allreduce 1:1 2:1
+two-at-$beta,r2cc-ar ${p2:-?} r2cc-lib-ar 1:1 2:1
 EOT
 fi
 rm -rf "$out"

@@ -15,7 +15,7 @@ is "$("$SIM" --version)" "r2cc-sim 0.1.0" "--version"
 csv=$("$SIM" --nodes 8 --iters 50 --fail 2:3@1..30 --csv)
 is "$(head -1 <<<"$csv" | tr ',' '\n' | wc -l)" 12 "CSV header: 12 columns"
 is "$(tail -n +2 <<<"$csv" | cut -d, -f1 | tr '\n' ' ')" \
-	"nccl nccl-failover r2ccl-balance r2cc-allreduce r2cc r2cc-overlap r2cc-lib r2cc-optimal r2cc-lib-mesh " \
+	"nccl nccl-failover r2ccl-balance r2cc-allreduce r2cc r2cc-overlap r2cc-lib r2cc-optimal r2cc-lib-mesh r2cc-lib-ar " \
 	"CSV: one row per strategy, in order"
 bad=$(tail -n +2 <<<"$csv" | awk -F, 'NF != 12 || $2 <= 0 || $3 <= 0' )
 is "$bad" "" "CSV: every row complete with positive times"

@@ -25,6 +25,7 @@ static const char *const coll_names[COLL_NR] = {
 static const char *const ar_names[AR_NR] = {
 	[AR_RING] = "ring", [AR_PAPER] = "r2cc-ar", [AR_OVERLAP] = "overlap",
 	[AR_WEIGHTED] = "weighted", [AR_DIRECT] = "optimal",
+	[AR_LIB_PAPER] = "r2cc-lib-ar",
 };
 
 const char *coll_name(enum coll_type t) { return coll_names[t]; }
@@ -510,6 +511,55 @@ static int direct_ar(struct plan *p, const double *bw, int n, double s,
 	return 0;
 }
 
+/*
+ * The library's R2CC-AllReduce (lib/coll/paper.c, R2CC_ALGO=r2cc-ar): from
+ * the view (Mbit/s, as the library rounds them), the ring over every node
+ * takes the share w/B of the data, w the slowest node's value and B the
+ * fastest's; then the rest goes by the optimal schedule with no share for
+ * the slowest node and equal shares for the others: it sends its data of
+ * the rest once and receives the result once, each other node moves
+ * (1 + (n - 2) / (n - 1)) of the rest each way.  The two parts run one
+ * after the other.  Unlike the paper's own model (paper_ar) it does not
+ * recurse into a second degraded node, nor overlap the parts.
+ */
+static int lib_paper_ar(struct plan *p, const double *bw, const int *idx,
+			int n, double s, double alpha)
+{
+	uint32_t *mbps = calloc((size_t)n, sizeof(*mbps)), lo = UINT32_MAX;
+	uint32_t hi = 0;
+	int r, slow = 0;
+	double a = 1.0, rest;
+
+	if (!mbps || need_phase(p, 1)) {
+		free(mbps);
+		return -1;
+	}
+	view_mbps(bw, n, mbps);
+	for (r = 0; r < n; r++) {
+		if (mbps[r] < lo) {
+			lo = mbps[r];
+			slow = r;
+		}
+		if (mbps[r] > hi)
+			hi = mbps[r];
+	}
+	free(mbps);
+	if (lo < hi)
+		a = (double)lo / hi;
+	ring_ar(p, 0, idx, n, a * s, alpha);
+	rest = (1.0 - a) * s;
+	if (rest <= 0.0 || n < 2)
+		return 0;
+	for (r = 0; r < n; r++) {
+		double v = r == slow ? rest :
+			   (1.0 + (n - 2.0) / (n - 1.0)) * rest;
+
+		add(p, 1, r, v, v);
+	}
+	at_least(&p->lat[1], 2.0 * alpha);
+	return 0;
+}
+
 int ar_lib_weighted(const double *bw, int n, double bytes)
 {
 	uint32_t *mbps = calloc((size_t)n * 2, sizeof(*mbps));
@@ -608,6 +658,9 @@ static int allreduce(struct plan *p, enum ar_algo algo, const double *bw,
 		break;
 	case AR_DIRECT:
 		rc = direct_ar(p, bw, n, s, f->alpha);
+		break;
+	case AR_LIB_PAPER:
+		rc = lib_paper_ar(p, bw, idx, n, s, f->alpha);
 		break;
 	case AR_NR:
 		rc = -1;

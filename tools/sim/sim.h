@@ -50,6 +50,7 @@ enum ar_algo {
 	AR_OVERLAP,	/* beyond the paper: optimal split, overlapped */
 	AR_WEIGHTED,	/* the library's ring with chunks sized to the view */
 	AR_DIRECT,	/* the library's optimal allreduce: shares on the mesh */
+	AR_LIB_PAPER,	/* the library's R2CC-AllReduce: ring, then direct */
 	AR_NR
 };
 
@@ -99,7 +100,7 @@ double cf_r2cc_ar(int n, double x);
 
 enum strat_id {
 	ST_NCCL, ST_NCCL_FO, ST_BALANCE, ST_R2CC_AR, ST_R2CC, ST_R2CC_OV,
-	ST_R2CC_LIB, ST_R2CC_OPT, ST_R2CC_LIB_MESH,
+	ST_R2CC_LIB, ST_R2CC_OPT, ST_R2CC_LIB_MESH, ST_R2CC_LIB_AR,
 	ST_NR
 };
 

@@ -51,6 +51,10 @@ const struct strategy strategies[ST_NR] = {
 		.algos = B(AR_RING) | B(AR_WEIGHTED) | B(AR_DIRECT),
 		.lib_auto = true, .lib_mesh = true,
 	},
+	[ST_R2CC_LIB_AR] = {
+		.name = "r2cc-lib-ar", .share = SHARE_BALANCE,
+		.algos = B(AR_LIB_PAPER),
+	},
 };
 
 /*
@@ -78,6 +82,7 @@ double strat_detect(enum strat_id s, const struct detect_params *d,
 	case ST_R2CC_LIB:
 	case ST_R2CC_OPT:
 	case ST_R2CC_LIB_MESH:
+	case ST_R2CC_LIB_AR:
 		return silent ? d->stall_detect : d->port_detect;
 	case ST_NR:
 		break;
