@@ -107,7 +107,7 @@ done
 coll_cleanup
 
 # R2CC_ALGO: a value it does not know, then ranks that disagree
-coll_refused R2CC_ALGO=bogus 'R2CC_ALGO=bogus: want auto, ring, weighted or optimal' "says what it wants"
+coll_refused R2CC_ALGO=bogus 'R2CC_ALGO=bogus: want auto, ring (or balance), weighted, optimal or r2cc-ar' "says what it wants"
 coll_refused R2CC_COLL_SETS=9 'R2CC_COLL_SETS=9: want 2..8' "says the range"
 # disagree ENV0 ENV WANT WHAT: rank 0 started with ENV0, the others with
 # ENV; every rank's r2cc_comm_init() fails with -EINVAL, logging WANT,
