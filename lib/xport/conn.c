@@ -539,11 +539,10 @@ R2CC_EXPORT int r2cc_conn_stats(struct r2cc_conn *c, struct r2cc_conn_stats *st,
 		rs.standby = !conn_rail_primary(c, i);
 		rs.degraded = r->degraded;
 		rs.inflight = r->outstanding > 0 ? (uint64_t)r->outstanding : 0;
-		rs.weight = c->ctx->nics[r->nic].info.bandwidth_mbps;
+		rs.weight = c->ctx->nics[r->nic].info.bandwidth_mbps >>
+			    conn_rail_shift(c, r);
 		rs.cut = c->ctx->tune.drain_graded ? r->cut :
 			 r->degraded ? DRAIN_STEPS : 0;
-		if (rs.cut && rs.cut < DRAIN_STEPS)
-			rs.weight >>= rs.cut;
 		r2cc_opts_out_n((char *)rails + (size_t)i * stride, stride, &rs,
 				sizeof(rs));
 	}

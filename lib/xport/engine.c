@@ -295,8 +295,7 @@ static uint64_t weight(const struct r2cc_conn *c, const struct rail *r)
 	uint64_t w = c->ctx->nics[r->nic].info.bandwidth_mbps;
 
 	/* a rail drained in steps (R2CC_DRAIN=graded) at its share */
-	if (c->ctx->tune.drain_graded && r->cut && r->cut < DRAIN_STEPS)
-		w >>= r->cut;
+	w >>= conn_rail_shift(c, r);
 	return w ? w : 1;
 }
 

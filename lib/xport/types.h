@@ -309,13 +309,25 @@ static inline bool conn_rail_primary(const struct r2cc_conn *c, int i)
  * R2CC_DRAIN=graded a degraded rail keeps its level, at a weight lowered
  * in steps (struct rail's cut), until the last step drains it.
  */
+/* @r is drained: degraded, and (R2CC_DRAIN=graded) past its last step. */
+static inline bool conn_rail_drained(const struct r2cc_conn *c,
+				     const struct rail *r)
+{
+	return r->degraded &&
+	       (!c->ctx->tune.drain_graded || r->cut >= DRAIN_STEPS);
+}
+
+/* How often @r's weight is halved while a graded drain lowers it. */
+static inline int conn_rail_shift(const struct r2cc_conn *c,
+				  const struct rail *r)
+{
+	return c->ctx->tune.drain_graded && r->cut < DRAIN_STEPS ? r->cut : 0;
+}
+
 static inline int conn_rail_level(const struct r2cc_conn *c, int i)
 {
-	const struct rail *r = &c->rails[i];
-	bool drained = r->degraded &&
-		       (!c->ctx->tune.drain_graded || r->cut >= DRAIN_STEPS);
-
-	return (drained ? 2 : 0) + !conn_rail_primary(c, i);
+	return (conn_rail_drained(c, &c->rails[i]) ? 2 : 0) +
+	       !conn_rail_primary(c, i);
 }
 
 #endif

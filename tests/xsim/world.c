@@ -357,13 +357,6 @@ static void on_violation(const char *what)
  * post: a standby may be given a chunk only while no primary is up.  The
  * primaries are the world's (cfg), not the library's idea of them.
  */
-/* Rail @i carries nothing while a healthy rail is up (conn_rail_level). */
-static bool drained(const struct r2cc_conn *c, int i)
-{
-	return c->rails[i].degraded &&
-	       (!c->ctx->tune.drain_graded || c->rails[i].cut >= DRAIN_STEPS);
-}
-
 static void on_write_posted(int node, int nic, uint32_t imm)
 {
 	const struct r2cc_conn *c = W.conn[0];
@@ -378,8 +371,9 @@ static void on_write_posted(int node, int nic, uint32_t imm)
 	 * (R2CC_DRAIN=graded: a degraded rail carries at a lower weight
 	 * until its last step drains it.)
 	 */
-	for (i = 0; drained(c, nic) && i < c->nrails; i++)
-		if (c->rails[i].state == RAIL_UP && !drained(c, i) &&
+	for (i = 0; conn_rail_drained(c, &c->rails[nic]) && i < c->nrails; i++)
+		if (c->rails[i].state == RAIL_UP &&
+		    !conn_rail_drained(c, &c->rails[i]) &&
 		    (conn_rail_primary(c, i) || !conn_rail_primary(c, nic))) {
 			fail("a chunk on degraded rail %d while healthy rail %d is up",
 			     nic, i);
@@ -1112,7 +1106,7 @@ static void degrade_script(void)
 		 * The sender knows, and what the rail had in flight is done
 		 * (graded: once its last step drained it).
 		 */
-		if (!drained(c, DG_RAIL) || r->outstanding)
+		if (!conn_rail_drained(c, r) || r->outstanding)
 			return;
 		W.dg.rollbacks = r->st.rollbacks;
 		dg_goto(W.dg.step == DG_DRAIN ? DG_AWAY : DG_CUT);
