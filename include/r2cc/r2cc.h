@@ -159,6 +159,9 @@ enum r2cc_link_layer {
 	R2CC_LINK_ETHERNET = 2,
 };
 
+/* r2cc_nic_info.flags: a software device (rxe, siw), no NIC of its own */
+#define R2CC_NIC_SOFTWARE	0x1
+
 /* One NIC is one port of an RDMA device. */
 struct r2cc_nic_info {
 	size_t size;		/* in: sizeof(struct r2cc_nic_info), kept */
@@ -169,7 +172,8 @@ struct r2cc_nic_info {
 	char netdev[16];	/* RoCE: the netdev; empty for InfiniBand */
 	uint8_t link_layer;	/* enum r2cc_link_layer */
 	uint8_t state;		/* enum r2cc_nic_state, at discovery */
-	uint8_t reserved0[2];
+	uint8_t flags;		/* R2CC_NIC_SOFTWARE */
+	uint8_t ack_timeout;	/* QPs' local ACK timeout: 4.096 us x 2^n */
 	int32_t gid_index;	/* RoCEv2 IPv4 GID, or the IB GID 0; -1 none */
 	uint8_t gid[16];
 	uint64_t bandwidth_mbps;	/* active speed x width, data rate */

@@ -50,7 +50,8 @@ struct r2cc_tune {
 	uint32_t rail_depth;
 	uint32_t nic_window;		/* bytes in flight per NIC */
 	uint32_t peer_timeout_ms;
-	uint32_t ib_timeout;		/* QP local ACK timeout exponent */
+	uint32_t ib_timeout;		/* QP local ACK timeout exponent, 0:
+					 * by the device (fabric.c) */
 	uint32_t ib_sl;			/* InfiniBand service level */
 	uint32_t ib_tc;			/* traffic class (GRH) */
 	int32_t ib_gid_index;		/* -1: the one discovery chose */

@@ -60,12 +60,11 @@ int tune_resolve(struct r2cc_ctx *ctx, const struct r2cc_ctx_opts *o)
 			      5000, R2CC_PEER_TIMEOUT_MS_MIN,
 			      R2CC_PEER_TIMEOUT_MS_MAX, &t->peer_timeout_ms);
 	/*
-	 * 4.096 us x 2^14 = 67 ms before the NIC retransmits.  Shorter would
-	 * retry lost packets well inside the stall detector, but rxe (6.1,
-	 * under load) then fails writes with "remote invalid request".
-	 * Environment only: few users should touch it.
+	 * Unset (0): each NIC's own default, chosen at discovery (fabric.c:
+	 * 14 on a hardware NIC, 17 on a software device).  Environment only:
+	 * few users should touch it.
 	 */
-	ret = ret ?: tune_u32(ctx, 0, "R2CC_IB_TIMEOUT", 14, 1, 31,
+	ret = ret ?: tune_u32(ctx, 0, "R2CC_IB_TIMEOUT", 0, 1, 31,
 			      &t->ib_timeout);
 	/* Addressing, as NCCL's NCCL_IB_SL, NCCL_IB_TC, NCCL_IB_GID_INDEX. */
 	ret = ret ?: tune_u32(ctx, 0, "R2CC_IB_SL", 0, 0, 15, &t->ib_sl);

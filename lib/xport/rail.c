@@ -205,7 +205,7 @@ int rail_connect(struct r2cc_conn *c, struct rail *r)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	/* Retries heal lost packets; detection relies on other signals. */
-	a.timeout = (uint8_t)c->ctx->tune.ib_timeout;
+	a.timeout = c->ctx->nics[r->nic].info.ack_timeout;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.sq_psn = r->local.psn;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Fabric discovery in a testbed node: every rxe port, with its netdev,
- * RoCEv2 IPv4 GID, bandwidth and state; R2CC_NICS selections.
+ * RoCEv2 IPv4 GID, bandwidth and state, known as a software device with
+ * its longer ACK timeout; R2CC_NICS selections; R2CC_IB_TIMEOUT.
  *
  *   fabric NODE_INDEX NICS
  */
@@ -33,7 +34,7 @@ int main(int argc, char **argv)
 		return 2;
 	node = atoi(argv[1]);
 	nics = atoi(argv[2]);
-	tap_plan(6 * nics + 8);
+	tap_plan(7 * nics + 9);
 	ret = create(NULL, &ctx);
 	tap_ok(ret == 0, "context over every NIC (%d)", ret);
 	if (ret)
@@ -65,6 +66,9 @@ int main(int argc, char **argv)
 		tap_ok(info.state == R2CC_NIC_ACTIVE, "%s: ACTIVE", dev);
 		tap_ok(info.pci_addr[0] == '\0' && info.numa_node == -1,
 		       "%s: no PCI function of its own (soft-RoCE)", dev);
+		tap_ok(info.flags == R2CC_NIC_SOFTWARE && info.ack_timeout == 17,
+		       "%s: a software device (flags %#x), ACK timeout 2^%u",
+		       dev, info.flags, info.ack_timeout);
 	}
 	tap_ok(r2cc_nic_info(ctx, nics, &info) == -EINVAL &&
 	       r2cc_nic_info(ctx, -1, &info) == -EINVAL,
@@ -93,5 +97,13 @@ int main(int argc, char **argv)
 		r2cc_ctx_destroy(ctx);
 	ret = create("rxe9", &ctx);
 	tap_ok(ret == -ENODEV, "no such NIC: ENODEV");
+	setenv("R2CC_IB_TIMEOUT", "14", 1);
+	ret = create(NULL, &ctx);
+	tap_ok(ret == 0 && !r2cc_nic_info(ctx, 0, &info) &&
+	       info.ack_timeout == 14,
+	       "R2CC_IB_TIMEOUT=14 sets the ACK timeout (2^%u)",
+	       info.ack_timeout);
+	if (!ret)
+		r2cc_ctx_destroy(ctx);
 	return tap_done();
 }
