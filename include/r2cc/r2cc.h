@@ -419,6 +419,8 @@ struct r2cc_rail_stats {
 	uint8_t confirmed;	/* sender: out, two probes failed in a row */
 	uint8_t cut;		/* weight halved this often; 4: drained */
 	uint8_t reserved[6];	/* written as 0 */
+	uint64_t stalls_spared;	/* sender: stalled, but writes still
+				 * landed at the peer (R2CC_STALL_ASK) */
 };
 
 /*

@@ -61,6 +61,7 @@ struct r2cc_tune {
 	uint32_t health_ms;		/* hw_counters poll, no r2cc.ko; 0 */
 	uint32_t degrade_rate;		/* sequence errors/s that degrade */
 	uint32_t stall_adapt;		/* stall bound from the gaps (stall.h) */
+	uint32_t stall_ask;		/* ask the peer before failing one */
 	bool staged;			/* R2CC_REPAIR=staged (xport/stage.c) */
 	bool drain_graded;		/* R2CC_DRAIN=graded (xport/rail.c) */
 	bool tcp_fallback;

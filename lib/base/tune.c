@@ -83,6 +83,9 @@ int tune_resolve(struct r2cc_ctx *ctx, const struct r2cc_ctx_opts *o)
 	/* The stall detector's bound from each rail's gaps (stall.h). */
 	ret = ret ?: tune_u32(ctx, 0, "R2CC_STALL_ADAPT", 1, 0, 1,
 			      &t->stall_adapt);
+	/* Ask the receiver before failing a stalled rail (wire.h). */
+	ret = ret ?: tune_u32(ctx, 0, "R2CC_STALL_ASK", 0, 0, 1,
+			      &t->stall_ask);
 	/*
 	 * Without r2cc.ko, the library judges each port from its error
 	 * counters (platform/health.c), as the module would: every

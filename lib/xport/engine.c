@@ -95,6 +95,7 @@ static void rail_check(struct r2cc_conn *c, int err, const char *why)
 }
 
 static void fail_rail(struct r2cc_conn *c, struct rail *r, const char *why);
+static void poll_cq(struct r2cc_conn *c, struct rail *r);
 
 /* ------------------------------------------------------------ sender */
 
@@ -649,6 +650,7 @@ static void sender_cq(struct r2cc_conn *c, struct rail *r,
 		r->last_progress_ns = now;
 		r->done_ns = now;
 		n->progress_ns = now;
+		r->ask_ns = 0;		/* an answer now says nothing new */
 	}
 	if (wc->wr_id == PROBE_WRID) {
 		rail_check(c, rail_probe_done(c, r,
@@ -797,6 +799,7 @@ static void receiver_cq(struct r2cc_conn *c, struct rail *r,
 	 */
 	if (r->state == RAIL_DOWN)
 		return;
+	r->rx_ns = clock_now_ns();
 	if (wc->opcode == IBV_WC_RECV) {	/* a probe, or a staged chunk */
 		imm = wc->wc_flags & IBV_WC_WITH_IMM ? be32toh(wc->imm_data) :
 						       IMM_PROBE;
@@ -986,6 +989,109 @@ static void on_msg_err(struct r2cc_conn *c, const struct wire_msg_err *e)
 		engine_abort(c, -EPROTO, "error for a message never announced");
 }
 
+bool stall_ask_blind;
+
+/*
+ * Receiver: the sender asks what landed on a rail (R2CC_STALL_ASK, wire.h).
+ * The rail's completions are read first, so that the answer is as fresh
+ * as this end can make it.
+ */
+static void on_rail_ask(struct r2cc_conn *c, const struct wire_rail_ask *a,
+			uint32_t len)
+{
+	struct wire_rail_seen s = { .rail = a->rail, .seq = a->seq,
+				    .age_us = WIRE_SEEN_NEVER };
+	struct rail *r;
+
+	if (c->sender || len != sizeof(*a) || a->reserved ||
+	    a->rail >= (uint32_t)c->nrails) {
+		engine_abort(c, -EPROTO, "bad question about a stalled rail");
+		return;
+	}
+	r = &c->rails[a->rail];
+	s.epoch = r->epoch;
+	if (r->state == RAIL_UP && a->epoch == r->epoch) {
+		poll_cq(c, r);
+		if (c->state != CONN_READY)
+			return;
+		if (r->state == RAIL_UP && r->rx_ns) {
+			uint64_t age = (clock_now_ns() - r->rx_ns) / 1000;
+
+			s.age_us = age < WIRE_SEEN_NEVER ? (uint32_t)age :
+							   WIRE_SEEN_NEVER - 1;
+		}
+	}
+	if (stall_ask_blind)
+		s.age_us = 0;
+	engine_send(c, W_RAIL_SEEN, &s, sizeof(s), NULL, 0);
+}
+
+/* When the rail's stall began: its last completion, or the last spare. */
+static uint64_t stall_since(const struct rail *r)
+{
+	return r->spared_ns > r->last_progress_ns ? r->spared_ns :
+						    r->last_progress_ns;
+}
+
+/*
+ * Sender: the receiver's answer.  A write that landed after the stall
+ * began (the earliest the answer allows: its age counted back from when
+ * the question went out) means the rail delivers and only its ACKs are
+ * late: it is kept, and its stall timed again from now.  The rail holds
+ * a bounded window, so one whose ACKs never come back stops landing
+ * writes and fails at the next question.
+ */
+static void on_rail_seen(struct r2cc_conn *c, const struct wire_rail_seen *s,
+			 uint32_t len)
+{
+	uint64_t now = clock_now_ns(), age;
+	struct rail *r;
+
+	if (!c->sender || len != sizeof(*s) || s->rail >= (uint32_t)c->nrails) {
+		engine_abort(c, -EPROTO, "bad answer about a stalled rail");
+		return;
+	}
+	r = &c->rails[s->rail];
+	if (!r->ask_ns || s->seq != r->ask_seq || s->epoch != r->epoch ||
+	    r->state != RAIL_UP)
+		return;		/* stale: the rail moved on meanwhile */
+	age = (uint64_t)s->age_us * 1000;
+	if (s->age_us != WIRE_SEEN_NEVER && r->ask_ns > age &&
+	    r->ask_ns - age > stall_since(r)) {
+		log_msg(c->ctx, R2CC_LOG_INFO,
+			"rail %d: stalled, but a write landed at the peer %.1f ms before the question: kept",
+			rail_idx(c, r), age / 1e6);
+		r->ask_ns = 0;
+		r->spared_ns = now;
+		r->st.stalls_spared++;
+		return;
+	}
+	r->ask_ns = 0;
+	fail_rail(c, r, "stalled: no completion in time, none landed at the peer");
+}
+
+/*
+ * Sender, R2CC_STALL_ASK: whether a stalled rail waits for the receiver's
+ * word (the question is out, or goes now) rather than fail at once.  An
+ * answer later than one more bound fails it.
+ */
+static bool stall_ask(struct r2cc_conn *c, struct rail *r, uint64_t now,
+		      uint64_t bound)
+{
+	struct wire_rail_ask a = { .rail = (uint32_t)rail_idx(c, r),
+				   .epoch = r->epoch };
+
+	if (!c->ctx->tune.stall_ask)
+		return false;
+	if (r->ask_ns)
+		return now < r->ask_ns + bound;
+	a.seq = ++r->ask_seq;
+	if (engine_send(c, W_RAIL_ASK, &a, sizeof(a), NULL, 0))
+		return true;	/* the connection failed */
+	r->ask_ns = now;
+	return true;
+}
+
 static const uint32_t min_len[W_TYPE_MAX] = {
 	[W_STAGE] = sizeof(struct wire_stage),
 	[W_STAGE_FREE] = sizeof(struct wire_stage_free),
@@ -998,6 +1104,8 @@ static const uint32_t min_len[W_TYPE_MAX] = {
 	[W_DATA] = sizeof(struct wire_data),
 	[W_MSG_ERR] = sizeof(struct wire_msg_err),
 	[W_CREDIT] = sizeof(struct wire_credit),
+	[W_RAIL_ASK] = sizeof(struct wire_rail_ask),
+	[W_RAIL_SEEN] = sizeof(struct wire_rail_seen),
 };
 
 static void dispatch(struct r2cc_conn *c)
@@ -1021,6 +1129,12 @@ static void dispatch(struct r2cc_conn *c)
 		break;
 	case W_MSG_ERR:
 		on_msg_err(c, e);
+		break;
+	case W_RAIL_ASK:
+		on_rail_ask(c, p, h->len);
+		break;
+	case W_RAIL_SEEN:
+		on_rail_seen(c, p, h->len);
 		break;
 	case W_STAGE:
 	case W_STAGE_FREE: {
@@ -1256,7 +1370,7 @@ static bool peer_heard_since(const struct r2cc_conn *c, const struct rail *r)
 
 	for (i = 0; i < c->nrails; i++)
 		if (&c->rails[i] != r && c->rails[i].state == RAIL_UP &&
-		    c->rails[i].done_ns > r->last_progress_ns)
+		    c->rails[i].done_ns > stall_since(r))
 			return true;
 	return false;
 }
@@ -1286,9 +1400,11 @@ static void watch_rail(struct r2cc_conn *c, struct rail *r)
 						   stall);
 		}
 		if (c->sender && r->outstanding &&
-		    now > r->last_progress_ns + stall &&
+		    now > stall_since(r) + stall &&
 		    (!c->ctx->tune.stall_adapt || peer_heard_since(c, r) ||
-		     now > r->last_progress_ns + STALL_ALONE * stall)) {
+		     now > stall_since(r) + STALL_ALONE * stall)) {
+			if (stall_ask(c, r, now, stall))
+				break;
 			log_msg(c->ctx, R2CC_LOG_INFO,
 				"rail %d: no completion for %.1f ms (bound %.1f ms, smoothed gap %.1f ms)",
 				(int)(r - c->rails),

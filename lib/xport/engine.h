@@ -30,5 +30,11 @@ int engine_send(struct r2cc_conn *c, uint16_t type, const void *a,
 void engine_sender_resolve(struct r2cc_conn *c, struct rail *r);
 extern size_t engine_fence_part_max;
 int engine_fence_report(struct r2cc_conn *c, struct rail *r);
+/*
+ * The protocol simulator's deliberately broken variant: a receiver asked
+ * about a stalled rail always says a write just landed (the sender must
+ * then never fail a black hole by its stall detector).
+ */
+extern bool stall_ask_blind;
 
 #endif

@@ -217,6 +217,7 @@ int rail_connect(struct r2cc_conn *c, struct rail *r)
 	rail_out(r, 0);
 	r->last_progress_ns = clock_now_ns();
 	memset(&r->stall, 0, sizeof(r->stall));	/* a new QP, maybe a new path */
+	r->spared_ns = r->ask_ns = r->rx_ns = 0;
 	return 0;
 }
 

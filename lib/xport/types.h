@@ -91,6 +91,10 @@ struct rail {
 	int rq_posted;			/* receiver: receives posted */
 	uint64_t last_progress_ns;	/* sender: last completion (or post) */
 	uint64_t done_ns;		/* sender: last completion, only */
+	uint64_t spared_ns;		/* sender: the peer's answer kept it */
+	uint64_t ask_ns;		/* sender: W_RAIL_ASK out since, 0 */
+	uint32_t ask_seq;		/* sender: the last question's */
+	uint64_t rx_ns;			/* receiver: a write last landed */
 	struct stall_est stall;		/* sender: gaps between completions */
 	uint64_t fence_start_ns;
 	uint64_t vtime;			/* bytes posted / weight, scheduling */

@@ -60,6 +60,8 @@ enum wire_type {
 	W_CREDIT = 11,		/* receiver -> sender: receives re-posted */
 	W_STAGE = 12,		/* receiver -> sender: its repair ring */
 	W_STAGE_FREE = 13,	/* receiver -> sender: ring slots free again */
+	W_RAIL_ASK = 14,	/* sender -> receiver: what landed on rail r? */
+	W_RAIL_SEEN = 15,	/* receiver -> sender: the answer */
 	W_TYPE_MAX
 };
 
@@ -228,6 +230,31 @@ struct wire_stage_free {
 struct wire_msg_err {
 	uint32_t msg_id;	/* sequence number */
 	int32_t err;		/* positive errno */
+};
+
+/*
+ * R2CC_STALL_ASK=1: before the sender fails a rail that has work posted
+ * and no completion for its stall bound, it asks the receiver (W_RAIL_ASK)
+ * how long ago a write last landed on the rail in this epoch; the answer
+ * (W_RAIL_SEEN) carries the question's @seq and that age in microseconds,
+ * WIRE_SEEN_NEVER for none (or a rail not up in that epoch there).  A
+ * write that landed after the sender's last completion means the rail
+ * delivers and only its ACKs are late: the rail is kept.
+ */
+#define WIRE_SEEN_NEVER	0xffffffffu
+
+struct wire_rail_ask {
+	uint32_t rail;
+	uint32_t epoch;
+	uint32_t seq;
+	uint32_t reserved;	/* 0 */
+};
+
+struct wire_rail_seen {
+	uint32_t rail;
+	uint32_t epoch;
+	uint32_t seq;		/* the question's */
+	uint32_t age_us;	/* since the last write landed; or NEVER */
 };
 
 /*

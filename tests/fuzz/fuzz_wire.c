@@ -3,9 +3,10 @@
  * libFuzzer: what a hostile peer can say on a connection's control
  * channel (lib/xport/wire.h), read by the transport's real parsers: framing
  * (ctrl_recv), the handshake (conn_handshake, check_hello), dispatch and
- * the engine (on_cts, on_data, on_msg_err), the rails (rail_on_msg,
- * on_fenced/fenced_ok, on_rail_req, on_rail_ack, receive credits); and
- * RDMA writes with any immediate data (receiver_cq, arrive).
+ * the engine (on_cts, on_data, on_msg_err, on_rail_ask, on_rail_seen),
+ * the rails (rail_on_msg, on_fenced/fenced_ok, on_rail_req, on_rail_ack,
+ * receive credits); and RDMA writes with any immediate data (receiver_cq,
+ * arrive).
  *
  * The transport runs in the protocol simulator's world (tests/xsim):
  * xs_fuzz_open() brings a sender (node 0) and a receiver (node 1) up over
@@ -193,6 +194,8 @@ static const uint32_t fixed_len[W_TYPE_MAX] = {
 	[W_RAIL_ACK] = sizeof(struct wire_rail_ack),
 	[W_MSG_ERR] = sizeof(struct wire_msg_err),
 	[W_CREDIT] = sizeof(struct wire_credit),
+	[W_RAIL_ASK] = sizeof(struct wire_rail_ask),
+	[W_RAIL_SEEN] = sizeof(struct wire_rail_seen),
 };
 
 /* The victim's output must be framed as wire.h says; it is read and dropped. */
@@ -225,9 +228,11 @@ static void out_check(const uint8_t *p, size_t n)
 			if (h.type == W_HELLO || h.type == W_HELLO_ACK)
 				CHECK(h.type == (Z.victim ? W_HELLO_ACK : W_HELLO));
 			else if (h.type == W_CTS || h.type == W_FENCED ||
-				 h.type == W_RAIL_ACK || h.type == W_CREDIT)
+				 h.type == W_RAIL_ACK || h.type == W_CREDIT ||
+				 h.type == W_RAIL_SEEN)
 				CHECK(Z.victim == 1);	/* only receivers */
-			else if (h.type == W_DATA || h.type == W_RAIL_REQ)
+			else if (h.type == W_DATA || h.type == W_RAIL_REQ ||
+				 h.type == W_RAIL_ASK)
 				CHECK(Z.victim == 0);	/* only senders */
 			Z.oskip = h.len;
 			Z.ohdr_got = 0;
@@ -490,6 +495,42 @@ static size_t build_credit(struct in *in, uint8_t m)
 	return sizeof(*w);
 }
 
+/*
+ * RAIL_ASK: m & 0x01 rail, 0x02 epoch from the input (else the rail's),
+ * 0x04 sequence (else 1), 0x08 reserved (else 0).
+ */
+static size_t build_rail_ask(struct in *in, uint8_t m)
+{
+	struct wire_rail_ask *w = (void *)body;
+
+	w->rail = pick_rail(in, m & 0x01);
+	w->epoch = m & 0x02 ? take32(in) : rail_epoch(w->rail);
+	w->seq = m & 0x04 ? take32(in) : 1;
+	w->reserved = m & 0x08 ? take32(in) : 0;
+	return sizeof(*w);
+}
+
+/*
+ * RAIL_SEEN: the answer to the sender's last question on the rail (its
+ * epoch and sequence), a write that landed a byte's worth of
+ * milliseconds ago; from the input: 0x01 rail, 0x02 epoch, 0x04
+ * sequence, 0x08 age (0x10: none landed).
+ */
+static size_t build_rail_seen(struct in *in, uint8_t m)
+{
+	struct wire_rail_seen *w = (void *)body;
+	const struct rail *r;
+
+	w->rail = pick_rail(in, m & 0x01);
+	r = &Z.vc->rails[w->rail < WIRE_MAX_RAILS ? w->rail : 0];
+	w->epoch = m & 0x02 ? take32(in) : rail_epoch(w->rail);
+	w->seq = m & 0x04 ? take32(in) : r->ask_seq;
+	w->age_us = m & 0x08 ? take32(in) : 1000u * take8(in);
+	if (m & 0x10)
+		w->age_us = WIRE_SEEN_NEVER;
+	return sizeof(*w);
+}
+
 /* NIC: m & 0x01 rail, 0x02 up from the input (else m & 0x04). */
 static size_t build_nic(struct in *in, uint8_t m)
 {
@@ -712,6 +753,12 @@ static void op_msg(struct in *in, uint8_t arg)
 		break;
 	case W_CREDIT:
 		len = build_credit(in, m);
+		break;
+	case W_RAIL_ASK:
+		len = build_rail_ask(in, m);
+		break;
+	case W_RAIL_SEEN:
+		len = build_rail_seen(in, m);
 		break;
 	default:
 		len = take8(in);

@@ -291,7 +291,8 @@ W_F_RECV, W_F_HS, W_F_FALLBACK, W_F_IB = 0x01, 0x02, 0x04, 0x08
 W_F_RAW, W_F_NOEOF = 0x40, 0x80
 K_MSG, K_HDR, K_RAW, K_STEPS, K_TICK, K_LINK, K_APP, K_PROG = range(8)
 (W_HELLO, W_HELLO_ACK, W_CTS, W_RAIL_DOWN, W_FENCED, W_NIC, W_RAIL_REQ,
- W_RAIL_ACK, W_DATA, W_MSG_ERR, W_CREDIT) = range(1, 12)
+ W_RAIL_ACK, W_DATA, W_MSG_ERR, W_CREDIT, W_STAGE, W_STAGE_FREE, W_RAIL_ASK,
+ W_RAIL_SEEN) = range(1, 16)
 WIRE_MAGIC, WIRE_VERSION = 0x63633272, 2
 
 
@@ -460,6 +461,21 @@ def wire():
                                                struct.pack("<Q", 1 << 40)) +
                              wsteps())
     s["rx-credit"] = wstart(rx) + credit(0) + wsteps()
+    # R2CC_STALL_ASK: questions to a receiver, answers to a sender (seed 5
+    # draws the switch on or off; an answer to no question is stale)
+    s["rx-ask"] = (wstart(rx, traffic=4) + wsteps(512) + rail_msg(W_RAIL_ASK) +
+                   wsteps() + rail_msg(W_RAIL_ASK, 1, 0x02, b"\7\0\0\0") +
+                   wsteps())
+    s["rx-ask-reserved"] = (wstart(rx) + rail_msg(W_RAIL_ASK, m=0x08,
+                                                  extra=b"\1\0\0\0") +
+                            wsteps())
+    s["tx-ask"] = wstart(tx) + rail_msg(W_RAIL_ASK) + wsteps()
+    s["tx-seen"] = (wstart(tx, traffic=12) + wsteps(1024) +
+                    rail_msg(W_RAIL_SEEN, 0, 0, b"\5") + wsteps() +
+                    rail_msg(W_RAIL_SEEN, 1, 0x10, b"\0") + wtick(300) +
+                    wsteps(1024) + rail_msg(W_RAIL_SEEN, 0, 0x04,
+                                            b"\1\0\0\0\0") + wsteps())
+    s["rx-seen"] = wstart(rx) + rail_msg(W_RAIL_SEEN, 0, 0, b"\0") + wsteps()
     s["tx-hello-again"] = wstart(tx) + hello(W_HELLO_ACK) + wsteps()
     s["tx-bad-type"] = wstart(tx) + whdr(0, 0) + wsteps()
     s["tx-bad-reserved"] = wstart(tx) + whdr(8, W_NIC, 1, bytes(8)) + wsteps()

@@ -114,6 +114,19 @@ xfer_returned() {
 		END { exit !(down && back) }' "$XF_DIR/$1.log"
 }
 
+# xfer_blackhole_stream ENV: 100 messages of 1 MiB under ENV; once both
+# ranks stream, node0's rail 1 drops every frame (its carrier up) for 2 s
+# from 1.5 s on; then waits for both ranks.
+xfer_blackhole_stream() {
+	xfer_start "$1" --msgs 100 --size 1048576 --ticks
+	run_ok "both ranks streaming" xfer_streaming
+	sleep 1.5
+	tb blackhole node0 1 on
+	sleep 2
+	tb blackhole node0 1 off
+	xfer_wait
+}
+
 # xfer_rail1_bytes: the sender's bytes on rail 1 at its last progress tick
 # written whole ("tick T s0 b0 s1 b1 @NOW i0 i1", --ticks of two rails).
 xfer_rail1_bytes() {

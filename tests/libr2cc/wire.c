@@ -238,6 +238,8 @@ int main(void)
 	struct wire_nic wn = { .rail = 5, .up = 1 };
 	struct wire_msg_err me = { .msg_id = 7, .err = EIO };
 	struct wire_credit cr = { .rail = 0, .posted = 1000 };
+	struct wire_rail_seen seen = { .rail = 0, .age_us = 1 };
+	struct wire_rail_ask ask = { .rail = 0, .seq = 1 };
 	struct hello2 hello;
 	uint8_t fenced[8] = { 0 };
 	int i, fd, ret;
@@ -256,7 +258,7 @@ int main(void)
 		myqp[i].mtu = 3;			/* IBV_MTU_1024 */
 		myqp[i].active = 1;
 	}
-	tap_plan(27);
+	tap_plan(31);
 
 	bad_hello("a wrong magic", s_magic);
 	bad_hello("a version from the future", s_version);
@@ -294,6 +296,17 @@ int main(void)
 		  sizeof(me));
 	bad_after("a receive credit sent to the receiver", W_CREDIT, &cr,
 		  sizeof(cr));
+	bad_after("a stall answer sent to the receiver", W_RAIL_SEEN, &seen,
+		  sizeof(seen));
+	ask.reserved = 1;
+	bad_after("a stall question with its reserved field set", W_RAIL_ASK,
+		  &ask, sizeof(ask));
+	ask.reserved = 0;
+	ask.rail = 9;
+	bad_after("a stall question about rail 9", W_RAIL_ASK, &ask,
+		  sizeof(ask));
+	ask.rail = 0;
+	bad_after("a 12-byte stall question", W_RAIL_ASK, &ask, 12);
 	hello = good_hello();
 	bad_after("a second hello", W_HELLO, &hello, (uint32_t)hello_len(&hello));
 

@@ -317,7 +317,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "rail %d: state %u bytes %llu chunks %llu "
 				"failures %llu rollbacks %llu failbacks %llu "
 				"drains %llu degraded %u reason %s "
-				"probe_failures %llu confirmed %u cut %u\n",
+				"probe_failures %llu confirmed %u cut %u "
+				"stalls_spared %llu\n",
 				i, rs[i].state,
 				(unsigned long long)rs[i].bytes,
 				(unsigned long long)rs[i].chunks,
@@ -327,7 +328,8 @@ int main(int argc, char **argv)
 				(unsigned long long)rs[i].drains,
 				rs[i].degraded, rail_reason_name(rs[i].reason),
 				(unsigned long long)rs[i].probe_failures,
-				rs[i].confirmed, rs[i].cut);
+				rs[i].confirmed, rs[i].cut,
+				(unsigned long long)rs[i].stalls_spared);
 		}
 		printf("xfer-result: rank=%d msgs=%llu bytes=%llu verified=%zu "
 		       "bad=%zu failovers=%llu repairs=%llu rollbacks=%llu "

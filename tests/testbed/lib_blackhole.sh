@@ -11,13 +11,7 @@
 tb_require 2
 plan_later
 
-xfer_start "R2CC_STALL_MS=100" --msgs 100 --size 1048576 --ticks
-run_ok "both ranks streaming" xfer_streaming
-sleep 1.5
-tb blackhole node0 1 on
-sleep 2
-tb blackhole node0 1 off
-xfer_wait
+xfer_blackhole_stream "R2CC_STALL_MS=100"
 xfer_ok "silent black hole" 100 1048576
 ok "$([ "$(xfer_rail 0 1 failures)" -ge 1 ] && echo 1)" \
 	"the stall detector failed rail 1 over"

@@ -512,6 +512,43 @@ static void test_drain(void)
 	free(ctx);
 }
 
+/*
+ * R2CC_STALL_ASK: 0 (the default) or 1; R2CC_IB_TIMEOUT unset leaves the
+ * ACK timeout to each NIC (0 here), set it must be 1..31.
+ */
+static void test_stall_ask(void)
+{
+	static const char *const bad[] = { "2", "-1", "yes", "1 ", "0x" };
+	static const char *const bad_ib[] = { "0", "32", "-1", "14ms" };
+	struct r2cc_ctx_opts o = { .size = sizeof(o) };
+	struct r2cc_ctx *ctx = calloc(1, sizeof(*ctx));
+	int ret;
+
+	ctx->log = log_cb;
+	ctx->log_level = R2CC_LOG_ERROR;
+	unsetenv("R2CC_STALL_ASK");
+	unsetenv("R2CC_IB_TIMEOUT");
+	ret = tune_resolve(ctx, &o);
+	tap_ok(!ret && !ctx->tune.stall_ask && !ctx->tune.ib_timeout,
+	       "stall questions off, ACK timeout left to each NIC, by default");
+	setenv("R2CC_STALL_ASK", "1", 1);
+	setenv("R2CC_IB_TIMEOUT", "16", 1);
+	ret = tune_resolve(ctx, &o);
+	tap_ok(!ret && ctx->tune.stall_ask && ctx->tune.ib_timeout == 16,
+	       "R2CC_STALL_ASK=1, R2CC_IB_TIMEOUT=16: taken");
+	tap_ok(env_refused(ctx, "R2CC_STALL_ASK", bad,
+			   sizeof(bad) / sizeof(bad[0]), "want 0..1"),
+	       "R2CC_STALL_ASK 2, negative, a word, a trailing blank, junk: "
+	       "EINVAL, the range logged");
+	tap_ok(env_refused(ctx, "R2CC_IB_TIMEOUT", bad_ib,
+			   sizeof(bad_ib) / sizeof(bad_ib[0]), "want 1..31"),
+	       "R2CC_IB_TIMEOUT 0, 32, negative, a unit: EINVAL, the range "
+	       "logged");
+	unsetenv("R2CC_STALL_ASK");
+	unsetenv("R2CC_IB_TIMEOUT");
+	free(ctx);
+}
+
 /* R2CC_NIC_WINDOW and its option: bytes in flight per NIC. */
 static void test_nic_window(void)
 {
@@ -571,7 +608,7 @@ int main(void)
 	struct r2cc_ctx *ctx = (struct r2cc_ctx *)&o;
 	int ret;
 
-	tap_plan(11 + 12 + 9 + 9 + 3 + 7 + 4 + 5 + 4 + 5);
+	tap_plan(11 + 12 + 9 + 9 + 3 + 7 + 4 + 5 + 4 + 4 + 5);
 	tap_ok(r2cc_notify_source(NULL) == 0, "notify_source(NULL): 0");
 	tap_ok(r2cc_notify_source(ctx) == 0,
 	       "notify_source of something not a context: 0");
@@ -620,6 +657,7 @@ int main(void)
 	test_progress_ms();
 	test_repair();
 	test_drain();
+	test_stall_ask();
 	test_health();
 	return tap_done();
 }

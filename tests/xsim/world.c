@@ -80,6 +80,8 @@ static struct {
 	const struct xs_config *cfg;
 	uint64_t next_blip;		/* cfg->blip_ns: rail 0's next blip */
 	uint64_t blip_back;		/* ... and its return from a silence */
+	uint64_t hole_at;		/* cfg->hole_ns: rail 1 silent since */
+	bool hole_done;			/* ... and failed by the sender */
 	struct xs_rng rng;
 	struct r2cc_ctx *ctx[XS_NODES];
 	struct r2cc_conn *conn[XS_NODES];
@@ -441,6 +443,7 @@ static struct r2cc_ctx *mk_ctx(int node)
 	ctx->tune.stall_adapt = W.cfg->stall_adapt;
 	ctx->tune.staged = W.cfg->staged;
 	ctx->tune.drain_graded = W.cfg->drain_graded;
+	ctx->tune.stall_ask = W.cfg->stall_ask;
 	ctx->tune.nic_window = W.cfg->nic_window ? W.cfg->nic_window :
 			       W.cfg->rail_depth * CHUNK;
 	ctx->tune.tcp_fallback = W.cfg->fallback;
@@ -1717,6 +1720,30 @@ static void settle_rails(void)
 	}
 }
 
+/*
+ * The hole (cfg->hole_ns): rail 1 silent, both ports up, so only the
+ * sender's stall detector can find it.  Once the sender has failed the
+ * rail it comes back; a rail still up with work posted XS_HOLE_LIMIT_NS
+ * into the silence is a black hole never found.  True: the run failed.
+ */
+static bool hole_check(void)
+{
+	const struct rail *r = &W.conn[0]->rails[1];
+
+	if (r->state != RAIL_UP) {
+		W.hole_done = true;
+		xs_stats.hole_failed = true;
+		restore(1);
+		return false;
+	}
+	if (r->outstanding && xs_now - W.hole_at > XS_HOLE_LIMIT_NS) {
+		fail("rail 1 silent for %.1f s with work posted, still up: a black hole never found",
+		     (xs_now - W.hole_at) / 1e9);
+		return true;
+	}
+	return false;
+}
+
 int xs_run(const struct xs_config *cfg)
 {
 	uint64_t steps = 0, heal_at = 0, t0 = xs_now;
@@ -1741,9 +1768,16 @@ int xs_run(const struct xs_config *cfg)
 			restore_done = true;
 		}
 
+		if (cfg->hole_ns && !W.hole_at && xs_now - t0 >= cfg->hole_ns) {
+			cut(1, true);
+			W.hole_at = xs_now;
+		}
+		if (W.hole_at && !W.hole_done && hole_check())
+			break;
 		if ((steps == PHASE1_STEPS ||
 		     (!heal_at && W.next_serial >= cfg->nmsgs &&
-		      (!cfg->cut_all_ns || cut_done))) && !sb_holds()) {
+		      (!cfg->cut_all_ns || cut_done))) && !sb_holds() &&
+		    (!W.hole_at || W.hole_done)) {
 			heal();
 			heal_at = xs_now;
 			trace("heal: every rail restored");
@@ -1816,6 +1850,11 @@ int xs_run(const struct xs_config *cfg)
 				     W.conn[1]->st.failovers;
 		xs_stats.staged_sent = W.conn[0]->st.staged;
 		xs_stats.staged_used = W.conn[1]->st.staged;
+		for (s = 0; s < W.conn[0]->nrails; s++) {
+			xs_stats.stalls_asked += W.conn[0]->rails[s].ask_seq;
+			xs_stats.stalls_spared +=
+				W.conn[0]->rails[s].st.stalls_spared;
+		}
 	}
 out:
 	xs_steps_total += steps;
@@ -1862,6 +1901,8 @@ void xs_config_draw(struct xs_config *cfg, uint64_t seed)
 	cfg->staged = xs_chance(&r, 1, 2);
 	/* Half the runs: a degraded rail drained in steps (R2CC_DRAIN). */
 	cfg->drain_graded = xs_chance(&r, 1, 2);
+	/* Half the runs: ask the receiver before failing a stalled rail. */
+	cfg->stall_ask = xs_chance(&r, 1, 2);
 }
 
 /* ------------------------------------------------------------ fuzzing */

@@ -66,6 +66,13 @@ struct xs_config {
 	bool stall_adapt;		/* R2CC_STALL_ADAPT (lib/base/stall.h) */
 	bool staged;			/* R2CC_REPAIR=staged (lib/xport/stage.h) */
 	bool drain_graded;		/* R2CC_DRAIN=graded (lib/xport/rail.c) */
+	bool stall_ask;			/* R2CC_STALL_ASK (lib/xport/wire.h) */
+	/*
+	 * rail 1 falls silent (a black hole) this long after the start and
+	 * stays so until the sender fails it, which it must within
+	 * XS_HOLE_LIMIT_NS; 0: no such hole
+	 */
+	uint64_t hole_ns;
 	/* rail 0 cut and restored at once every 0.5 to 1.5 x this, 0 */
 	uint64_t blip_ns;
 	bool slow_flush;		/* a QP in error takes long to flush */
@@ -114,6 +121,8 @@ enum xs_sb_phase {
 };
 
 /* What a run did, for the scripted cases to check. */
+#define XS_HOLE_LIMIT_NS	(2ull * 1000000000)
+
 struct xs_stats {
 	int fenced_parts, fenced_reports;
 	size_t fenced_max;
@@ -131,6 +140,9 @@ struct xs_stats {
 	uint64_t progress_passes;	/* the progress threads' own passes */
 	/* staged repair: chunks sent into the ring, entries copied in */
 	uint64_t staged_sent, staged_used;
+	/* R2CC_STALL_ASK: questions the sender asked, rails it kept */
+	uint64_t stalls_asked, stalls_spared;
+	bool hole_failed;		/* the hole's rail was failed */
 };
 
 extern struct xs_stats xs_stats;

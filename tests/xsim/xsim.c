@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "world.h"
+#include "xport/engine.h"
 #include "xport/stage.h"
 
 static double wall(void)
@@ -29,14 +30,15 @@ static double wall(void)
 
 static void describe(const struct xs_config *c)
 {
-	printf("#   rails %d %s, fallback %s, depth %u, NIC window %u, %d messages of up to %u chunks, window %d, groups of %d, %d faults%s%s%s%s%s\n",
+	printf("#   rails %d %s, fallback %s, depth %u, NIC window %u, %d messages of up to %u chunks, window %d, groups of %d, %d faults%s%s%s%s%s%s\n",
 	       c->nrails, c->ib ? "IB" : "RoCE", c->fallback ? "tcp" : "none",
 	       c->rail_depth, c->nic_window, c->nmsgs, c->max_chunks, c->send_window,
 	       c->max_group, c->faults, c->enomem ? ", ENOMEM" : "",
 	       c->nic_dup ? ", NIC doubles writes" : "",
 	       c->stall_adapt ? ", adaptive stall bound" : "",
 	       c->staged ? ", staged repair" : "",
-	       c->drain_graded ? ", graded drain" : "");
+	       c->drain_graded ? ", graded drain" : "",
+	       c->stall_ask ? ", stalls asked" : "");
 	if (c->primary)
 		printf("#   primary rails %#llx, failed as %s\n",
 		       (unsigned long long)c->primary,
@@ -61,10 +63,11 @@ struct xs_case {
 	 */
 	unsigned phases;
 	/*
-	 * The library's deliberately broken variant (stage_unfenced): the
-	 * case passes only if some seed's run fails.
+	 * The library's deliberately broken variant (the flag that turns
+	 * it on: stage_unfenced, stall_ask_blind), NULL: none.  The case
+	 * passes only if some seed's run fails.
 	 */
-	bool broken;
+	bool *broken;
 };
 
 static const char *const phase_names[XS_SB_PHASES] = {
@@ -96,8 +99,11 @@ static void shape_slot_reuse(struct xs_config *c)
 	 * A later group overtakes the earlier ones more often under the
 	 * fixed stall bound: 26 of 40 seeds reached it so on 2026-12-07, 14
 	 * with the bound drawn as for any seed (half of them adaptive).
+	 * The stall questions change the runs' course: left out, as they
+	 * were when those counts were taken.
 	 */
 	c->stall_adapt = false;
+	c->stall_ask = false;
 }
 
 static bool slot_busy(void)
@@ -358,29 +364,64 @@ static bool staged_sent(void)
 	return xs_stats.staged_sent > 0;
 }
 
+/*
+ * R2CC_STALL_ASK: rail 0 blips or falls silent for about the stall bound
+ * (as in staged-late), and rail 1 falls silent for good 50 ms in: the
+ * sender asks the receiver before failing a stalled rail, keeps one whose
+ * writes still land, and still fails the black hole (hole_found; the
+ * world fails a run whose hole stays up XS_HOLE_LIMIT_NS with work
+ * posted).
+ */
+static void shape_stall_ask(struct xs_config *c)
+{
+	c->nrails = 2;
+	c->fallback = true;
+	c->faults = 0;
+	c->nmsgs = 400;
+	c->stall_adapt = false;
+	c->stall_ask = true;
+	c->blip_ns = 20000000;
+	c->hole_ns = 50000000;
+}
+
+static bool stalls_spared(void)
+{
+	return xs_stats.stalls_spared > 0;
+}
+
+static const char *hole_found(void)
+{
+	return xs_stats.hole_failed ? NULL :
+	       "the black hole on rail 1 was never failed";
+}
+
 static const struct xs_case cases[] = {
-	{ "slot-reuse", shape_slot_reuse, slot_busy, NULL, 0, false },
-	{ "no-rail-left", shape_no_rail, enetdown, NULL, 0, false },
-	{ "fence-parts", shape_fence_parts, fence_split, NULL, 0, false },
-	{ "lost-ctrl", shape_lost_ctrl, enomem_fired, NULL, 0, false },
-	{ "gpu-no-fallback", shape_gpu_fallback, enetdown, NULL, 0, false },
-	{ "ib-rail-starts-down", shape_ib_start_down, NULL, NULL, 0, false },
+	{ "slot-reuse", shape_slot_reuse, slot_busy, NULL, 0, NULL },
+	{ "no-rail-left", shape_no_rail, enetdown, NULL, 0, NULL },
+	{ "fence-parts", shape_fence_parts, fence_split, NULL, 0, NULL },
+	{ "lost-ctrl", shape_lost_ctrl, enomem_fired, NULL, 0, NULL },
+	{ "gpu-no-fallback", shape_gpu_fallback, enetdown, NULL, 0, NULL },
+	{ "ib-rail-starts-down", shape_ib_start_down, NULL, NULL, 0, NULL },
 	{ "slow-consumer", shape_slow_consumer, sends_waited, no_failover, 0,
-	  false },
-	{ "nic-dup", shape_nic_dup, dups_dropped, NULL, 0, false },
+	  NULL },
+	{ "nic-dup", shape_nic_dup, dups_dropped, NULL, 0, NULL },
 	{ "standby", shape_standby, NULL, NULL,
 	  1u << XS_SB_PRIMARY | 1u << XS_SB_FAILOVER | 1u << XS_SB_FAILBACK,
-	  false },
+	  NULL },
 	{ "standby-two", shape_standby_two, NULL, NULL,
 	  1u << XS_SB_PRIMARY | 1u << XS_SB_ONE_LEFT | 1u << XS_SB_FAILOVER |
-	  1u << XS_SB_FAILBACK, false },
-	{ "degrade-local", shape_degrade_local, NULL, NULL, DG_PHASES, false },
-	{ "degrade-peer", shape_degrade_peer, NULL, NULL, DG_PHASES, false },
-	{ "locate", shape_locate, NULL, NULL, LC_PHASES, false },
-	{ "idle-peer", shape_idle_peer, tail_cut, NULL, 0, false },
-	{ "staged", shape_staged, staged_used, NULL, 0, false },
-	{ "staged-late", shape_staged_late, staged_sent, NULL, 0, false },
-	{ "staged-unfenced", shape_staged_late, NULL, NULL, 0, true },
+	  1u << XS_SB_FAILBACK, NULL },
+	{ "degrade-local", shape_degrade_local, NULL, NULL, DG_PHASES, NULL },
+	{ "degrade-peer", shape_degrade_peer, NULL, NULL, DG_PHASES, NULL },
+	{ "locate", shape_locate, NULL, NULL, LC_PHASES, NULL },
+	{ "idle-peer", shape_idle_peer, tail_cut, NULL, 0, NULL },
+	{ "staged", shape_staged, staged_used, NULL, 0, NULL },
+	{ "staged-late", shape_staged_late, staged_sent, NULL, 0, NULL },
+	{ "staged-unfenced", shape_staged_late, NULL, NULL, 0,
+	  &stage_unfenced },
+	{ "stall-ask", shape_stall_ask, stalls_spared, hole_found, 0, NULL },
+	{ "stall-ask-blind", shape_stall_ask, NULL, NULL, 0,
+	  &stall_ask_blind },
 };
 
 #define NCASES	(int)(sizeof(cases) / sizeof(cases[0]))
@@ -395,7 +436,7 @@ static int run_broken(int i, const char *argv0)
 	uint64_t s, first = 0;
 	char why[sizeof(xs_why)] = "";
 
-	stage_unfenced = true;
+	*k->broken = true;
 	/* up to ten times the seeds, until three have caught it */
 	for (s = 1; s <= 10 * (uint64_t)case_seeds && caught < 3; s++) {
 		struct xs_config c;
@@ -409,7 +450,7 @@ static int run_broken(int i, const char *argv0)
 			snprintf(why, sizeof(why), "%s", xs_why);
 		}
 	}
-	stage_unfenced = false;
+	*k->broken = false;
 	if (caught)
 		printf("#   case %s: first caught by seed %llu: %s (R2CC_SIM_SEED=%llu %s -c %s)\n",
 		       k->name, (unsigned long long)first, why,
@@ -495,7 +536,8 @@ static int replay(uint64_t seed, const struct xs_case *k)
 	xs_config_draw(&c, seed);
 	if (k)
 		k->shape(&c);
-	stage_unfenced = k && k->broken;
+	if (k && k->broken)
+		*k->broken = true;
 	c.verbose = true;
 	printf("1..1\n");
 	describe(&c);
@@ -518,7 +560,7 @@ int main(int argc, char **argv)
 {
 	const char *one = getenv("R2CC_SIM_SEED");
 	const struct xs_case *k = NULL;
-	uint64_t first = 1, n = 1000000, s;
+	uint64_t first = 1, n = 1000000, s, asked = 0, spared = 0;
 	const char *secs = getenv("R2CC_XSIM_SECONDS");
 	const char *per_case = getenv("R2CC_XSIM_CASE_SEEDS");
 	/* the ASan phase runs it with no options, the time from the env */
@@ -592,6 +634,8 @@ int main(int argc, char **argv)
 			why = xs_why;
 		else if (k && k->check)
 			why = k->check();
+		asked += xs_stats.stalls_asked;
+		spared += xs_stats.stalls_spared;
 		if (why) {
 			printf("# seed %#llx: %s\n", (unsigned long long)s, why);
 			describe(&c);
@@ -607,6 +651,8 @@ int main(int argc, char **argv)
 	       (s - first) / (wall() - t0), xs_steps_total / (wall() - t0));
 	/* the same seeds take the same steps: a digest of the run */
 	printf("# %llu steps in all\n", (unsigned long long)xs_steps_total);
+	printf("# stalled rails: %llu questions to the receiver, %llu rails kept on its word\n",
+	       (unsigned long long)asked, (unsigned long long)spared);
 	printf("%sok 1 - protocol simulator%s%s: %llu seeds from %llu, %d failed\n",
 	       bad ? "not " : "", k ? ", case " : "", k ? k->name : "",
 	       (unsigned long long)(s - first), (unsigned long long)first, bad);
