@@ -84,7 +84,7 @@ int tune_resolve(struct r2cc_ctx *ctx, const struct r2cc_ctx_opts *o)
 	ret = ret ?: tune_u32(ctx, 0, "R2CC_STALL_ADAPT", 1, 0, 1,
 			      &t->stall_adapt);
 	/* Ask the receiver before failing a stalled rail (wire.h). */
-	ret = ret ?: tune_u32(ctx, 0, "R2CC_STALL_ASK", 0, 0, 1,
+	ret = ret ?: tune_u32(ctx, 0, "R2CC_STALL_ASK", 1, 0, 1,
 			      &t->stall_ask);
 	/*
 	 * Without r2cc.ko, the library judges each port from its error

@@ -295,7 +295,8 @@ static int check_hello(struct r2cc_conn *c, const struct wire_hdr *hd,
 	uint32_t i;
 
 	if (hd->len < sizeof(*h) || h->magic != WIRE_MAGIC ||
-	    h->version != WIRE_VERSION || h->nonce != c->nonce ||
+	    h->version < WIRE_VERSION_MIN || h->version > WIRE_VERSION ||
+	    h->nonce != c->nonce ||
 	    !h->nrails || h->nrails > WIRE_MAX_RAILS ||
 	    hd->len != sizeof(*h) + h->nrails * sizeof(h->qp[0]) ||
 	    h->chunk_size < R2CC_CHUNK_SIZE_MIN || h->chunk_size > R2CC_CHUNK_SIZE_MAX)
@@ -374,6 +375,7 @@ int conn_handshake(struct r2cc_conn *c)
 	if (hd->type != (c->sender ? W_HELLO_ACK : W_HELLO) ||
 	    check_hello(c, hd, h))
 		return -EPROTO;
+	c->peer_version = h->version;
 	if (!c->sender) {
 		c->chunk_size = h->chunk_size;
 		ret = rails_create(c, h->nrails < (uint32_t)nrails_local(c) ?

@@ -1071,20 +1071,24 @@ static void on_rail_seen(struct r2cc_conn *c, const struct wire_rail_seen *s,
 }
 
 /*
- * Sender, R2CC_STALL_ASK: whether a stalled rail waits for the receiver's
- * word (the question is out, or goes now) rather than fail at once.  An
- * answer later than one more bound fails it.
+ * Sender: whether a rail past its stall bound is spared for now rather
+ * than failed.  Without questions, a rail silent with every other rail of
+ * its connection (!@alone_long: the peer may be paused) waits STALL_ALONE
+ * bounds.  With them (R2CC_STALL_ASK), the receiver is asked at once, so
+ * a peer that answers "nothing landed" fails it after one bound even then
+ * (a lone primary behind a black hole); no answer within one more bound
+ * fails it as the rule without questions would.
  */
 static bool stall_ask(struct r2cc_conn *c, struct rail *r, uint64_t now,
-		      uint64_t bound)
+		      uint64_t bound, bool alone_long)
 {
 	struct wire_rail_ask a = { .rail = (uint32_t)rail_idx(c, r),
 				   .epoch = r->epoch };
 
-	if (!c->ctx->tune.stall_ask)
-		return false;
+	if (!c->ctx->tune.stall_ask || c->peer_version < 3)
+		return !alone_long;
 	if (r->ask_ns)
-		return now < r->ask_ns + bound;
+		return now < r->ask_ns + bound || !alone_long;
 	a.seq = ++r->ask_seq;
 	if (engine_send(c, W_RAIL_ASK, &a, sizeof(a), NULL, 0))
 		return true;	/* the connection failed */
@@ -1400,10 +1404,13 @@ static void watch_rail(struct r2cc_conn *c, struct rail *r)
 						   stall);
 		}
 		if (c->sender && r->outstanding &&
-		    now > stall_since(r) + stall &&
-		    (!c->ctx->tune.stall_adapt || peer_heard_since(c, r) ||
-		     now > stall_since(r) + STALL_ALONE * stall)) {
-			if (stall_ask(c, r, now, stall))
+		    now > stall_since(r) + stall) {
+			bool alone_long = !c->ctx->tune.stall_adapt ||
+					  peer_heard_since(c, r) ||
+					  now > stall_since(r) +
+						STALL_ALONE * stall;
+
+			if (stall_ask(c, r, now, stall, alone_long))
 				break;
 			log_msg(c->ctx, R2CC_LOG_INFO,
 				"rail %d: no completion for %.1f ms (bound %.1f ms, smoothed gap %.1f ms)",

@@ -253,6 +253,7 @@ struct r2cc_conn {
 	int err;
 	uint64_t nonce;
 	uint32_t chunk_size;
+	uint32_t peer_version;		/* its hello's WIRE_VERSION */
 	struct ctrl ctl;
 	int nrails;
 	struct rail rails[WIRE_MAX_RAILS];

@@ -29,7 +29,12 @@
 #endif
 
 #define WIRE_MAGIC	0x63633272u	/* "r2cc" */
-#define WIRE_VERSION	2u
+/*
+ * 3: W_RAIL_ASK and W_RAIL_SEEN.  A peer of version 2 is still taken; the
+ * connection then speaks 2 (no stall questions).
+ */
+#define WIRE_VERSION	3u
+#define WIRE_VERSION_MIN	2u
 #define WIRE_MAX_RAILS	16
 #define WIRE_MAX_MSG	(1u << 20)	/* largest control message payload */
 #define WIRE_DATA_MAX	(256u << 10)	/* TCP fallback piece */

@@ -72,10 +72,13 @@ struct hello2 {
 	struct wire_qp qp[2];
 };
 
+/* The version the raw peer says it speaks. */
+static uint32_t peer_version = WIRE_VERSION;
+
 static struct hello2 good_hello(void)
 {
 	struct hello2 m = {
-		.h = { .magic = WIRE_MAGIC, .version = WIRE_VERSION,
+		.h = { .magic = WIRE_MAGIC, .version = peer_version,
 		       .nonce = hd.nonce, .chunk_size = 4096,
 		       .nrails = (uint32_t)nnics },
 	};
@@ -240,6 +243,7 @@ int main(void)
 	struct wire_credit cr = { .rail = 0, .posted = 1000 };
 	struct wire_rail_seen seen = { .rail = 0, .age_us = 1 };
 	struct wire_rail_ask ask = { .rail = 0, .seq = 1 };
+	struct r2cc_conn *c;
 	struct hello2 hello;
 	uint8_t fenced[8] = { 0 };
 	int i, fd, ret;
@@ -258,7 +262,7 @@ int main(void)
 		myqp[i].mtu = 3;			/* IBV_MTU_1024 */
 		myqp[i].active = 1;
 	}
-	tap_plan(31);
+	tap_plan(32);
 
 	bad_hello("a wrong magic", s_magic);
 	bad_hello("a version from the future", s_version);
@@ -296,6 +300,15 @@ int main(void)
 		  sizeof(me));
 	bad_after("a receive credit sent to the receiver", W_CREDIT, &cr,
 		  sizeof(cr));
+	peer_version = WIRE_VERSION_MIN;
+	fd = ready(&c);
+	tap_ok(fd >= 0, "a peer of wire version %u (no stall questions) is taken",
+	       WIRE_VERSION_MIN);
+	if (fd >= 0) {
+		r2cc_conn_close(c);
+		close(fd);
+	}
+	peer_version = WIRE_VERSION;
 	bad_after("a stall answer sent to the receiver", W_RAIL_SEEN, &seen,
 		  sizeof(seen));
 	ask.reserved = 1;

@@ -513,7 +513,7 @@ static void test_drain(void)
 }
 
 /*
- * R2CC_STALL_ASK: 0 (the default) or 1; R2CC_IB_TIMEOUT unset leaves the
+ * R2CC_STALL_ASK: 1 (the default) or 0; R2CC_IB_TIMEOUT unset leaves the
  * ACK timeout to each NIC (0 here), set it must be 1..31.
  */
 static void test_stall_ask(void)
@@ -529,13 +529,13 @@ static void test_stall_ask(void)
 	unsetenv("R2CC_STALL_ASK");
 	unsetenv("R2CC_IB_TIMEOUT");
 	ret = tune_resolve(ctx, &o);
-	tap_ok(!ret && !ctx->tune.stall_ask && !ctx->tune.ib_timeout,
-	       "stall questions off, ACK timeout left to each NIC, by default");
-	setenv("R2CC_STALL_ASK", "1", 1);
+	tap_ok(!ret && ctx->tune.stall_ask && !ctx->tune.ib_timeout,
+	       "stall questions on, ACK timeout left to each NIC, by default");
+	setenv("R2CC_STALL_ASK", "0", 1);
 	setenv("R2CC_IB_TIMEOUT", "16", 1);
 	ret = tune_resolve(ctx, &o);
-	tap_ok(!ret && ctx->tune.stall_ask && ctx->tune.ib_timeout == 16,
-	       "R2CC_STALL_ASK=1, R2CC_IB_TIMEOUT=16: taken");
+	tap_ok(!ret && !ctx->tune.stall_ask && ctx->tune.ib_timeout == 16,
+	       "R2CC_STALL_ASK=0, R2CC_IB_TIMEOUT=16: taken");
 	tap_ok(env_refused(ctx, "R2CC_STALL_ASK", bad,
 			   sizeof(bad) / sizeof(bad[0]), "want 0..1"),
 	       "R2CC_STALL_ASK 2, negative, a word, a trailing blank, junk: "
