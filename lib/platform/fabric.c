@@ -163,11 +163,12 @@ static bool soft_device(const char *dev)
  * than 67 ms often, and each late one makes the requester resend all it
  * has in flight (go-back-N).  Measured on the testbed (4 TCG guests, 2
  * rxe rails each, mixed collectives, no fault, 60 s): at 2^14 the
- * requesters timed out 770 times and the responders dropped 48,000
+ * requesters timed out 762 times and the responders dropped 48,065
  * duplicate packets with no packet lost (no out-of-sequence request),
- * and rxe failed 6 QPs with "remote invalid request" on a duplicate; at
- * 2^17 (537 ms) 41 timeouts, 2,100 duplicates, no failed QP.  The stall
- * detector (100 ms at least) still sees a black hole first.
+ * and rxe failed QPs with "remote invalid request" on a duplicate; at
+ * 2^17 (537 ms) 41 timeouts, 2,096 duplicates, no failed QP
+ * (Documentation/lib.rst).  The stall detector (100 ms at least) still
+ * sees a black hole first.
  */
 #define ACK_TIMEOUT_HW		14
 #define ACK_TIMEOUT_SOFT	17
@@ -225,6 +226,7 @@ int fabric_discover(struct r2cc_ctx *ctx, const struct r2cc_nic_sel *sel)
 		struct ibv_context *v;
 		int used = 0;
 		uint32_t p;
+		bool soft;
 
 		v = ibv_open_device(list[d]);
 		if (!v || ibv_query_device(v, &da)) {
@@ -233,6 +235,7 @@ int fabric_discover(struct r2cc_ctx *ctx, const struct r2cc_nic_sel *sel)
 				ibv_close_device(v);
 			continue;
 		}
+		soft = soft_device(dev);	/* the device's, every port's */
 		for (p = 1; p <= da.phys_port_cnt; p++) {
 			struct ibv_port_attr pa;
 			struct r2cc_nic *nic;
@@ -248,11 +251,10 @@ int fabric_discover(struct r2cc_ctx *ctx, const struct r2cc_nic_sel *sel)
 			}
 			nic = &ctx->nics[ctx->nnics++];
 			describe(v, dev, p, &pa, &nic->info);
-			if (soft_device(dev))
+			if (soft)
 				nic->info.flags |= R2CC_NIC_SOFTWARE;
 			nic->info.ack_timeout = (uint8_t)(ctx->tune.ib_timeout ?:
-				(nic->info.flags & R2CC_NIC_SOFTWARE ?
-				 ACK_TIMEOUT_SOFT : ACK_TIMEOUT_HW));
+				(soft ? ACK_TIMEOUT_SOFT : ACK_TIMEOUT_HW));
 			nic->verbs = v;
 			nic->dev = ctx->ndevs;	/* v is appended below */
 			nic->state = nic->info.state;
