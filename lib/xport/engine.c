@@ -1085,7 +1085,7 @@ static bool stall_ask(struct r2cc_conn *c, struct rail *r, uint64_t now,
 	struct wire_rail_ask a = { .rail = (uint32_t)rail_idx(c, r),
 				   .epoch = r->epoch };
 
-	if (!c->ctx->tune.stall_ask || c->peer_version < 3)
+	if (!c->ctx->tune.stall_ask || c->peer_version < WIRE_VERSION_ASK)
 		return !alone_long;
 	if (r->ask_ns)
 		return now < r->ask_ns + bound || !alone_long;

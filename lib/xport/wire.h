@@ -35,6 +35,7 @@
  */
 #define WIRE_VERSION	3u
 #define WIRE_VERSION_MIN	2u
+#define WIRE_VERSION_ASK	3u	/* the first that knows W_RAIL_ASK */
 #define WIRE_MAX_RAILS	16
 #define WIRE_MAX_MSG	(1u << 20)	/* largest control message payload */
 #define WIRE_DATA_MAX	(256u << 10)	/* TCP fallback piece */

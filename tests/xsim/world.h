@@ -73,6 +73,7 @@ struct xs_config {
 	 * XS_HOLE_LIMIT_NS; 0: no such hole
 	 */
 	uint64_t hole_ns;
+#define XS_HOLE_LIMIT_NS	(2ull * 1000000000)
 	/* rail 0 cut and restored at once every 0.5 to 1.5 x this, 0 */
 	uint64_t blip_ns;
 	bool slow_flush;		/* a QP in error takes long to flush */
@@ -121,8 +122,6 @@ enum xs_sb_phase {
 };
 
 /* What a run did, for the scripted cases to check. */
-#define XS_HOLE_LIMIT_NS	(2ull * 1000000000)
-
 struct xs_stats {
 	int fenced_parts, fenced_reports;
 	size_t fenced_max;
